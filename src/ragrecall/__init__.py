@@ -1,0 +1,53 @@
+"""ragrecall: context recall for retrieval-augmented generation.
+
+Split a reference answer into claims, ask a judge which retrieved chunk supports each claim
+(with a verified quote), and score supported / total.
+"""
+
+from ._attribution import attribution_chain
+from ._context_recall import ContextRecall, default_claim_cache
+from ._data import load_samples
+from ._decompose import ClaimCache, decomposition_chain
+from ._drive import Policy
+from ._errors import (
+    JudgeError,
+    JudgeModelError,
+    ModelIntegrityError,
+    RagrecallError,
+    SampleError,
+)
+from ._evaluate import EvaluationReport, aevaluate, evaluate
+from ._judges import resolve_judge
+from ._metric import Metric
+from ._schemas import Chunk, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
+from ._structured import structured
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Chunk",
+    "ClaimCache",
+    "ClaimVerdict",
+    "ContextRecall",
+    "EvaluationReport",
+    "JudgeError",
+    "JudgeInfo",
+    "JudgeModelError",
+    "Metric",
+    "ModelIntegrityError",
+    "Policy",
+    "RagrecallError",
+    "RecallResult",
+    "Sample",
+    "SampleError",
+    "Usage",
+    "__version__",
+    "aevaluate",
+    "attribution_chain",
+    "decomposition_chain",
+    "default_claim_cache",
+    "evaluate",
+    "load_samples",
+    "resolve_judge",
+    "structured",
+]

@@ -1,0 +1,257 @@
+"""Claims -> verdicts against numbered passages, with checked evidence.
+
+Two strategies share one interface: ``per_claim`` (one short constrained verdict per claim,
+passages first so the prompt cache reuses them) and ``batched`` (all claims in one call, the
+reply checked for one verdict per claim in order, falling back to per-claim when it is not).
+Contexts larger than the judge's window are packed into several windows; a claim is
+supported if any window supports it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import Runnable
+
+from ._drive import Call, Reply, Steps, ask
+from ._errors import JudgeError
+from ._evidence import best_sentence, quote_in
+from ._prompts import (
+    BATCHED_PROMPT,
+    PER_CLAIM_PROMPT,
+    PER_CLAIM_QUOTE_PROMPT,
+    BatchVerdicts,
+    QuotedSupport,
+    Support,
+)
+from ._schemas import Chunk, ClaimVerdict, Usage
+from ._structured import structured
+
+__all__ = ["Evidence", "Strategy", "Window", "attribute", "attribution_chain", "pack"]
+
+Strategy = Literal["per_claim", "batched"]
+Evidence = Literal["quote", "align"]
+
+# Tokens kept free in each window for instructions, the claim(s) and the reply.
+RESERVED_TOKENS = 600
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int
+    chunk: Chunk
+    text: str
+
+
+Window = list[Passage]
+
+
+def estimate_tokens(text: str) -> int:
+    """A cautious token count (about 3 characters a token) that needs no tokenizer."""
+    return len(text) // 3 + 1
+
+
+def pack(chunks: Sequence[Chunk], window_tokens: int) -> list[Window]:
+    """Number the chunks 1..n and pack them, in order, into windows under the token budget.
+
+    A chunk larger than a window is cut into parts that keep its number.
+    """
+    budget = max(window_tokens - RESERVED_TOKENS, 200)
+    windows: list[Window] = [[]]
+    used = 0
+    for number, chunk in enumerate(chunks, start=1):
+        for part in _parts(chunk.text, budget):
+            cost = estimate_tokens(part) + 12
+            if windows[-1] and used + cost > budget:
+                windows.append([])
+                used = 0
+            windows[-1].append(Passage(number, chunk, part))
+            used += cost
+    return [w for w in windows if w]
+
+
+def _parts(text: str, budget: int) -> list[str]:
+    size = budget * 3
+    if len(text) <= size:
+        return [text]
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def render(window: Window) -> str:
+    """Passages as delimited blocks; text that imitates a delimiter is defused."""
+    blocks = []
+    for p in window:
+        text = p.text.replace("<passage", "<_passage").replace("</passage", "</_passage")
+        blocks.append(f'<passage id="{p.number}">\n{text}\n</passage>')
+    return "\n".join(blocks)
+
+
+def attribution_chain(
+    judge: BaseChatModel,
+    strategy: Strategy = "per_claim",
+    evidence: Evidence = "align",
+    prompt: ChatPromptTemplate | None = None,
+) -> Runnable[dict[str, Any], dict[str, Any]]:
+    """LCEL: ``{"passages", "claim"}`` (or ``"claims"`` when batched) -> ``{"raw", "parsed", ...}``."""
+    if strategy == "batched":
+        return (prompt or BATCHED_PROMPT) | structured(judge, BatchVerdicts)
+    if evidence == "quote":
+        return (prompt or PER_CLAIM_QUOTE_PROMPT) | structured(judge, QuotedSupport)
+    return (prompt or PER_CLAIM_PROMPT) | structured(judge, Support)
+
+
+def attribute(
+    claims: Sequence[str],
+    windows: Sequence[Window],
+    *,
+    strategy: Strategy,
+    evidence: Evidence,
+    chain: Runnable[Any, Any],
+    fallback_chain: Runnable[Any, Any] | None,
+    threshold: float,
+    usage: Usage,
+) -> Steps[list[ClaimVerdict]]:
+    """One verdict per claim, in order. ``fallback_chain`` is the per-claim chain used when a
+    batched reply cannot be matched to the claims."""
+    verdicts: dict[int, ClaimVerdict] = {}
+    for window in windows:
+        pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
+        if not pending:
+            break
+        passages = render(window)
+        found: dict[int, ClaimVerdict] = {}
+        if strategy == "batched":
+            try:
+                found = yield from _batched(claims, pending, window, passages, chain, usage)
+            except JudgeError:
+                if fallback_chain is None:
+                    raise
+        for i in pending:
+            if i not in found:
+                reply = yield from ask(
+                    Call(fallback_chain or chain, {"passages": passages, "claim": claims[i]}), usage
+                )
+                found[i] = _verdict(claims[i], reply, window, evidence, threshold)
+        for i, verdict in found.items():
+            if i not in verdicts or verdict.attributed:
+                verdicts[i] = verdict
+    return [verdicts[i] for i in range(len(claims))]
+
+
+def _attributed(verdict: ClaimVerdict | None) -> bool:
+    return verdict is not None and verdict.attributed
+
+
+def _batched(
+    claims: Sequence[str],
+    pending: list[int],
+    window: Window,
+    passages: str,
+    chain: Runnable[Any, Any],
+    usage: Usage,
+) -> Steps[dict[int, ClaimVerdict]]:
+    listed = "\n".join(f"{n}. {claims[i]}" for n, i in enumerate(pending, start=1))
+
+    def check(parsed: Any) -> None:
+        numbers = [v.claim for v in parsed.verdicts]
+        if numbers != list(range(1, len(pending) + 1)):
+            raise JudgeError(
+                f"expected verdicts for claims 1..{len(pending)} in order, got claims {numbers}"
+            )
+
+    reply = yield from ask(Call(chain, {"passages": passages, "claims": listed}), usage, check)
+    assert isinstance(reply.parsed, BatchVerdicts)
+    return {
+        i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, 0.5)
+        for i, v in zip(pending, reply.parsed.verdicts)
+    }
+
+
+def _verdict(
+    claim: str, reply: Reply, window: Window, evidence: Evidence, threshold: float
+) -> ClaimVerdict:
+    parsed = reply.parsed
+    assert isinstance(parsed, (Support, QuotedSupport))
+    quote = parsed.quote if isinstance(parsed, QuotedSupport) else None
+    p_supported = supported_probability(reply)
+    return _decide(
+        claim, parsed.supported, parsed.passage, quote, window, evidence, p_supported, threshold
+    )
+
+
+def _decide(
+    claim: str,
+    supported: bool,
+    cited: int,
+    quote: str | None,
+    window: Window,
+    evidence: Evidence,
+    p_supported: float | None,
+    threshold: float,
+) -> ClaimVerdict:
+    if p_supported is not None:
+        supported = p_supported >= threshold
+        confidence = p_supported if supported else 1 - p_supported
+    else:
+        confidence = None
+
+    def verdict(
+        attributed: bool,
+        reason: str,
+        chunk_ids: Sequence[str] = (),
+        evidence: str | None = None,
+        verified: bool = False,
+    ) -> ClaimVerdict:
+        return ClaimVerdict(
+            claim=claim,
+            attributed=attributed,
+            chunk_ids=list(chunk_ids),
+            evidence=evidence,
+            evidence_verified=verified,
+            reason=reason,
+            confidence=confidence,
+            p_supported=p_supported,
+        )
+
+    if not supported:
+        return verdict(False, "the judge found no support")
+    cited_passages = [p for p in window if p.number == cited]
+    if evidence == "quote":
+        for p in cited_passages + [p for p in window if p.number != cited]:
+            if quote and quote_in(quote, p.text):
+                note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
+                return verdict(True, "supported; quote verified" + note, [p.chunk.id], quote, True)
+        return verdict(
+            False,
+            "the judge said supported, but its quote is not in the passages",
+            [p.chunk.id for p in cited_passages],
+            quote or None,
+        )
+    candidates = cited_passages or list(window)
+    best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
+    (sentence, _), passage = best
+    note = "" if cited_passages else f"; the judge cited no valid passage ({cited}), aligned"
+    return verdict(True, "supported" + note, [passage.chunk.id], sentence, True)
+
+
+def supported_probability(reply: Reply) -> float | None:
+    """P(supported) from the logprobs of the first true/false token, when the judge gives them."""
+    raw = reply.raw
+    logprobs = (raw.response_metadata.get("logprobs") if raw is not None else None) or {}
+    for token in logprobs.get("content") or []:
+        if token.get("token", "").strip().lower() not in ("true", "false"):
+            continue
+        mass = {"true": 0.0, "false": 0.0}
+        alternatives = token.get("top_logprobs") or [token]
+        for alt in alternatives:
+            word = alt.get("token", "").strip().lower()
+            if word in mass:
+                mass[word] = max(mass[word], math.exp(alt["logprob"]))
+        total = mass["true"] + mass["false"]
+        return mass["true"] / total if total > 0 else None
+    return None

@@ -1,0 +1,171 @@
+"""Context recall: the share of the reference's claims that the retrieved chunks support."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import Runnable
+
+from ._attribution import Evidence, Strategy, attribute, attribution_chain, pack
+from ._decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
+from ._drive import Steps
+from ._evidence import split_sentences
+from ._judges import JudgeLike, context_window
+from ._metric import Metric
+from ._prompts import DECOMPOSE_PROMPT
+from ._schemas import ClaimVerdict, RecallResult, Sample, Usage
+
+__all__ = ["ContextRecall", "default_claim_cache"]
+
+_SHARED_CACHE = ClaimCache()
+
+
+def default_claim_cache() -> ClaimCache:
+    """The in-memory claim cache that metrics share unless given their own."""
+    return _SHARED_CACHE
+
+
+class ContextRecall(Metric):
+    """Did the retriever bring back everything needed to state the reference answer?
+
+    Args:
+        judge: a LangChain chat model, a ``"provider:model"`` string, or None for the
+            embedded local judge.
+        claims: ``"atomic"`` (the judge splits the reference) or ``"sentences"`` (rule-based,
+            no judge call). Claims given on the sample (``reference_claims``) always win.
+        strategy: ``"per_claim"``, ``"batched"``, or ``"auto"`` (per-claim for local
+            servers, whose prompt cache makes it fast; batched for remote APIs).
+        evidence: ``"align"`` (the library picks the cited chunk's best-matching sentence),
+            ``"quote"`` (the judge quotes; an unverifiable quote does not count), or
+            ``"auto"`` (align for per-claim, quote for batched).
+        threshold: P(supported) needed to count a claim, where the judge gives logprobs.
+        cache: claim cache; ``cache_path`` makes a new one persisted in that SQLite file.
+        window_tokens: judge window for packing contexts; default from the judge.
+    """
+
+    name = "context_recall"
+
+    def __init__(
+        self,
+        judge: JudgeLike = None,
+        claims: ClaimMode = "atomic",
+        *,
+        strategy: Strategy | Literal["auto"] = "auto",
+        evidence: Evidence | Literal["auto"] = "auto",
+        threshold: float = 0.5,
+        cache: ClaimCache | None = None,
+        cache_path: str | Path | None = None,
+        window_tokens: int | None = None,
+        decompose_prompt: ChatPromptTemplate = DECOMPOSE_PROMPT,
+        attribution_prompt: ChatPromptTemplate | None = None,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+    ):
+        super().__init__(judge, max_retries=max_retries, timeout=timeout)
+        if claims not in ("atomic", "sentences"):
+            raise ValueError(f"claims must be 'atomic' or 'sentences', not {claims!r}")
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+        self.claims = claims
+        self._strategy = strategy
+        self._evidence = evidence
+        self.threshold = threshold
+        self.cache = cache or (ClaimCache(cache_path) if cache_path else _SHARED_CACHE)
+        self.window_tokens = window_tokens
+        self.decompose_prompt = decompose_prompt
+        self.attribution_prompt = attribution_prompt
+        self._chains: dict[str, Runnable[Any, Any]] = {}
+
+    @property
+    def strategy(self) -> Strategy:
+        if self._strategy != "auto":
+            return self._strategy
+        return "per_claim" if is_local(self.judge) else "batched"
+
+    @property
+    def evidence(self) -> Evidence:
+        if self._evidence != "auto":
+            return self._evidence
+        return "align" if self.strategy == "per_claim" else "quote"
+
+    def _chain(self, kind: str) -> Runnable[Any, Any]:
+        if kind not in self._chains:
+            if kind == "decompose":
+                chain = decomposition_chain(self.judge, self.decompose_prompt)
+            elif kind == "fallback":
+                chain = attribution_chain(self.judge, "per_claim", self.evidence)
+            else:
+                chain = attribution_chain(
+                    self.judge, self.strategy, self.evidence, self.attribution_prompt
+                )
+            self._chains[kind] = chain
+        return self._chains[kind]
+
+    def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
+        claims = clean_claims(sample.reference_claims or [])
+        note = ""
+        if not claims:
+            reference = (sample.reference or "").strip()
+            if not reference:
+                return self.unscorable("no claims: the reference is empty")
+            claims = yield from decompose(
+                reference,
+                sample.user_input,
+                mode=self.claims,
+                chain=self._chain("decompose"),
+                judge_id=self.judge_id(),
+                cache=self.cache,
+                usage=usage,
+            )
+            if not claims:
+                claims = split_sentences(reference)
+                note = "the judge returned no claims; used the reference's sentences"
+        chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+        if not chunks:
+            verdicts = [
+                ClaimVerdict(claim=c, attributed=False, reason="no retrieved contexts")
+                for c in claims
+            ]
+            return self._scored(claims, verdicts, "no retrieved contexts")
+        window = self.window_tokens or context_window(self.judge)
+        verdicts = yield from attribute(
+            claims,
+            pack(chunks, window),
+            strategy=self.strategy,
+            evidence=self.evidence,
+            chain=self._chain("attribute"),
+            fallback_chain=self._chain("fallback") if self.strategy == "batched" else None,
+            threshold=self.threshold,
+            usage=usage,
+        )
+        return self._scored(claims, verdicts, note)
+
+    def _scored(self, claims: list[str], verdicts: list[ClaimVerdict], note: str) -> RecallResult:
+        supported = sum(v.attributed for v in verdicts)
+        return RecallResult(
+            metric=self.name,
+            score=supported / len(claims),
+            status="scored",
+            reason=note,
+            claims=claims,
+            verdicts=verdicts,
+            missing=[v.claim for v in verdicts if not v.attributed],
+        )
+
+    def judge_id(self) -> str:
+        judge = self.judge
+        model = getattr(judge, "model_name", None) or getattr(judge, "model", None)
+        return f"{judge._llm_type}:{model}"
+
+
+def is_local(judge: BaseChatModel) -> bool:
+    """A judge served from this machine (its prompt cache makes per-claim calls cheap)."""
+    if hasattr(judge, "context_window") and hasattr(judge, "slots"):
+        return True
+    base_url = getattr(judge, "openai_api_base", None) or getattr(judge, "base_url", None)
+    host = urlparse(str(base_url)).hostname if base_url else None
+    return host in ("127.0.0.1", "localhost", "::1")

@@ -1,0 +1,122 @@
+"""Reference -> claims: by the judge (atomic), by rule (sentences), or as given."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import Runnable
+
+from ._drive import Call, Steps, ask
+from ._evidence import split_sentences
+from ._prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
+from ._schemas import Usage
+from ._structured import structured
+
+__all__ = ["ClaimCache", "ClaimMode", "clean_claims", "decompose", "decomposition_chain"]
+
+ClaimMode = Literal["atomic", "sentences"]
+
+
+def decomposition_chain(
+    judge: BaseChatModel, prompt: ChatPromptTemplate = DECOMPOSE_PROMPT
+) -> Runnable[dict[str, Any], dict[str, Any]]:
+    """LCEL: ``{"question", "reference"}`` -> ``{"raw", "parsed": Claims, "parsing_error"}``."""
+    return prompt | structured(judge, Claims)
+
+
+class ClaimCache:
+    """Claims by (reference, question, judge id, prompt version): in memory, optionally on disk.
+
+    ``path`` names a SQLite file shared across runs and processes.
+    """
+
+    def __init__(self, path: str | Path | None = None, max_items: int = 10_000):
+        self._memory: OrderedDict[str, list[str]] = OrderedDict()
+        self._max_items = max_items
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+            self._db.execute("CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, value TEXT)")
+            self._db.commit()
+
+    @staticmethod
+    def key(*parts: str) -> str:
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    def get(self, key: str) -> list[str] | None:
+        with self._lock:
+            if key in self._memory:
+                self._memory.move_to_end(key)
+                return list(self._memory[key])
+            if self._db is None:
+                return None
+            row = self._db.execute("SELECT value FROM claims WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        claims: list[str] = json.loads(row[0])
+        self._remember(key, claims)
+        return claims
+
+    def put(self, key: str, claims: Sequence[str]) -> None:
+        self._remember(key, list(claims))
+        if self._db is not None:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO claims VALUES (?, ?)", (key, json.dumps(list(claims)))
+                )
+                self._db.commit()
+
+    def _remember(self, key: str, claims: list[str]) -> None:
+        with self._lock:
+            self._memory[key] = claims
+            self._memory.move_to_end(key)
+            while len(self._memory) > self._max_items:
+                self._memory.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._memory)
+
+
+def clean_claims(claims: Sequence[Any]) -> list[str]:
+    """Strip, drop empty and non-string items, drop duplicates; keep order."""
+    seen: dict[str, None] = {}
+    for claim in claims:
+        if isinstance(claim, str) and claim.strip():
+            seen.setdefault(claim.strip(), None)
+    return list(seen)
+
+
+def decompose(
+    reference: str,
+    question: str | None,
+    *,
+    mode: ClaimMode,
+    chain: Runnable[Any, Any],
+    judge_id: str,
+    cache: ClaimCache,
+    usage: Usage,
+) -> Steps[list[str]]:
+    """Claims of ``reference``; a judge call only in atomic mode and on a cache miss."""
+    if mode == "sentences":
+        return clean_claims(split_sentences(reference))
+    key = ClaimCache.key(reference, question or "", judge_id, PROMPT_VERSION)
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    reply = yield from ask(Call(chain, {"question": question or "", "reference": reference}), usage)
+    assert isinstance(reply.parsed, Claims)
+    claims = clean_claims(reply.parsed.claims)
+    if claims:
+        cache.put(key, claims)
+    return claims

@@ -1,0 +1,205 @@
+"""One implementation for sync and async scoring.
+
+A metric is written once as a generator of steps: it yields a ``Call`` (a runnable and its
+input) and is sent back the runnable's output, or has the exception thrown in. ``run_sync``
+and ``run_async`` drive that generator and differ only in how they invoke the runnable.
+Transient errors (rate limits, timeouts, 5xx) are retried here with backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from ._errors import JudgeError
+from ._schemas import Usage
+
+__all__ = ["Call", "Policy", "Reply", "Steps", "ask", "run_async", "run_sync"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One judge call: a runnable producing ``{"raw", "parsed", "parsing_error"}``."""
+
+    runnable: Runnable[Any, Any]
+    input: dict[str, Any]
+
+
+Steps = Generator[Call, Any, T]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Retries and deadline for each judge call."""
+
+    max_retries: int = 3
+    timeout: float | None = 120.0
+
+
+@dataclass
+class Reply:
+    """A validated reply and the raw message it came from."""
+
+    parsed: BaseModel
+    raw: AIMessage | None
+    usage: Usage = field(default_factory=Usage)
+
+
+def ask(call: Call, usage: Usage, check: Callable[[Any], None] | None = None) -> Steps[Reply]:
+    """Yield ``call``; on an invalid reply re-ask once with the error. Adds to ``usage``.
+
+    ``check`` may raise JudgeError to reject a reply that parsed but makes no sense.
+    """
+    retry: list[BaseMessage] = []
+    for attempt in range(2):
+        out = yield Call(call.runnable, {**call.input, "retry": retry})
+        raw = out.get("raw")
+        _add_usage(usage, raw)
+        parsed = out.get("parsed")
+        error = out.get("parsing_error") or "no structured output"
+        if parsed is not None:
+            try:
+                if check is not None:
+                    check(parsed)
+                return Reply(parsed, raw if isinstance(raw, AIMessage) else None)
+            except JudgeError as err:
+                error = err
+        text = _content(raw)
+        if attempt == 0:
+            retry = [
+                AIMessage(content=text or "(empty reply)"),
+                HumanMessage(
+                    content=f"That reply was not valid: {error}. Reply again with only the JSON "
+                    "object, exactly as specified."
+                ),
+            ]
+    raise JudgeError(f"invalid reply after a re-ask: {error}", raw_output=text)
+
+
+def _content(raw: Any) -> str:
+    if isinstance(raw, AIMessage) and isinstance(raw.content, str):
+        return raw.content
+    return ""
+
+
+def _add_usage(usage: Usage, raw: Any) -> None:
+    usage.calls += 1
+    meta = getattr(raw, "usage_metadata", None)
+    if not meta:
+        return
+    usage.prompt_tokens += int(meta.get("input_tokens") or 0)
+    usage.completion_tokens += int(meta.get("output_tokens") or 0)
+    usage.cached_tokens += int((meta.get("input_token_details") or {}).get("cache_read") or 0)
+
+
+def run_sync(steps: Steps[T], policy: Policy) -> T:
+    """Drive ``steps`` with blocking calls. The deadline is the judge client's own timeout."""
+    reply: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error else steps.send(reply)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        reply, error = None, None
+        try:
+            for attempt in Retrying(**_retry_args(policy)):
+                with attempt:
+                    reply = call.runnable.invoke(call.input)
+        except Exception as exc:
+            error = exc
+
+
+async def run_async(steps: Steps[T], policy: Policy) -> T:
+    """Drive ``steps`` with awaited calls, each under ``policy.timeout``."""
+    reply: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error else steps.send(reply)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        reply, error = None, None
+        try:
+            async for attempt in AsyncRetrying(**_retry_args(policy)):
+                with attempt:
+                    reply = await asyncio.wait_for(
+                        call.runnable.ainvoke(call.input), policy.timeout
+                    )
+        except Exception as exc:
+            error = exc
+
+
+def _retry_args(policy: Policy) -> dict[str, Any]:
+    return {
+        "retry": retry_if_exception(is_transient),
+        "stop": stop_after_attempt(policy.max_retries + 1),
+        "wait": _wait,
+        "reraise": True,
+    }
+
+
+_fallback_wait = wait_exponential_jitter(initial=1, max=60, jitter=1)
+
+
+def _wait(state: RetryCallState) -> float:
+    """Honour a server's Retry-After; otherwise exponential backoff with jitter."""
+    exc = state.outcome.exception() if state.outcome else None
+    after = retry_after(exc) if exc else None
+    return after if after is not None else float(_fallback_wait(state))
+
+
+_TRANSIENT_NAMES = {
+    "RateLimitError",
+    "APITimeoutError",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "OverloadedError",
+    "TimeoutException",
+    "ConnectError",
+    "RemoteProtocolError",
+}
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Rate limits, timeouts, dropped connections and server errors are worth retrying."""
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(exc).__mro__):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and status in _TRANSIENT_STATUS
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds from a ``Retry-After`` header on the error's HTTP response, if any."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None

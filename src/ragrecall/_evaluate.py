@@ -1,0 +1,194 @@
+"""Score a dataset with one or more metrics, concurrently, and report the results."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from ._context_recall import ContextRecall
+from ._data import load_samples
+from ._drive import Policy
+from ._metric import Metric
+from ._schemas import RecallResult, Sample, Usage
+
+__all__ = ["EvaluationReport", "aevaluate", "evaluate"]
+
+T = TypeVar("T")
+
+
+class EvaluationReport(BaseModel):
+    """Per-sample results for each metric, their means and the judge usage."""
+
+    samples: list[Sample]
+    results: dict[str, list[RecallResult]] = Field(description="Metric name -> one per sample.")
+    usage: Usage = Field(default_factory=Usage)
+    elapsed_s: float = 0.0
+
+    @property
+    def scores(self) -> dict[str, float | None]:
+        """Mean score of each metric over its scored samples (None if none scored)."""
+        means: dict[str, float | None] = {}
+        for name, results in self.results.items():
+            scored = [r.score for r in results if r.score is not None]
+            means[name] = sum(scored) / len(scored) if scored else None
+        return means
+
+    @property
+    def mean(self) -> float | None:
+        """Mean score of the first metric."""
+        return next(iter(self.scores.values()), None)
+
+    def unscorable(self, metric: str | None = None) -> list[int]:
+        """Indices of the samples a metric could not score."""
+        name = metric or next(iter(self.results))
+        return [i for i, r in enumerate(self.results[name]) if r.status == "unscorable"]
+
+    def to_pandas(self) -> Any:
+        """One row per sample: the question, and per metric its score, status, reason, missing."""
+        import pandas as pd
+
+        rows = []
+        for i, sample in enumerate(self.samples):
+            row: dict[str, Any] = {"user_input": sample.user_input, "reference": sample.reference}
+            for name, results in self.results.items():
+                result = results[i]
+                row[name] = result.score
+                row[f"{name}_status"] = result.status
+                row[f"{name}_reason"] = result.reason
+                row[f"{name}_missing"] = result.missing
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def evaluate(
+    dataset: Any,
+    metrics: Sequence[Metric] | None = None,
+    *,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int = 3,
+    timeout: float | None = 120.0,
+    show_progress: bool | None = None,
+) -> EvaluationReport:
+    """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
+
+    ``dataset``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face Dataset, or a
+    path to a .jsonl/.json/.csv/.parquet file. Judge failures make a sample unscorable; they
+    never stop the batch. ``concurrency`` defaults to the judge's slots (local) or 8.
+    """
+    return _run_blocking(
+        aevaluate(
+            dataset,
+            metrics,
+            column_map=column_map,
+            concurrency=concurrency,
+            max_retries=max_retries,
+            timeout=timeout,
+            show_progress=show_progress,
+        )
+    )
+
+
+async def aevaluate(
+    dataset: Any,
+    metrics: Sequence[Metric] | None = None,
+    *,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int = 3,
+    timeout: float | None = 120.0,
+    show_progress: bool | None = None,
+) -> EvaluationReport:
+    """Async ``evaluate``."""
+    start = time.perf_counter()
+    samples = load_samples(dataset, column_map)
+    metrics = list(metrics) if metrics else [ContextRecall()]
+    names = [m.name for m in metrics]
+    if len(set(names)) != len(names):
+        raise ValueError(f"metric names must be unique, got {names}")
+    if concurrency is None:
+        concurrency = getattr(metrics[0].judge, "slots", None) or 8
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    policy = Policy(max_retries=max_retries, timeout=timeout)
+    limit = asyncio.Semaphore(concurrency)
+    results: dict[str, list[RecallResult | None]] = {n: [None] * len(samples) for n in names}
+
+    with _progress(len(samples), show_progress) as advance:
+
+        async def score(index: int, sample: Sample) -> None:
+            async with limit:
+                for metric in metrics:
+                    results[metric.name][index] = await metric.ascore(sample, policy)
+            advance()
+
+        tasks = [asyncio.ensure_future(score(i, s)) for i, s in enumerate(samples)]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    final = {name: [r for r in rs if r is not None] for name, rs in results.items()}
+    usage = sum((r.usage for rs in final.values() for r in rs), Usage())
+    return EvaluationReport(
+        samples=samples, results=final, usage=usage, elapsed_s=time.perf_counter() - start
+    )
+
+
+class _progress:
+    """A rich progress bar with rate and ETA on a terminal; silent otherwise."""
+
+    def __init__(self, total: int, show: bool | None):
+        self.total = total
+        self.show = sys.stderr.isatty() if show is None else show
+        self._bar: Any = None
+
+    def __enter__(self) -> Any:
+        if not self.show:
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self._bar.start()
+        task = self._bar.add_task("scoring", total=self.total)
+        return lambda: self._bar.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def _run_blocking(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on one long-lived background loop, so async clients cached by model
+    libraries stay bound to a live loop across calls, and so this works inside notebooks."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            _loop = asyncio.new_event_loop()
+            threading.Thread(target=_loop.run_forever, name="ragrecall-loop", daemon=True).start()
+    return asyncio.run_coroutine_threadsafe(coro, _loop).result()

@@ -1,0 +1,248 @@
+"""The embedded judge's llama.cpp server, run in a child process.
+
+One server per process and configuration, started on the first request, bound to 127.0.0.1 on
+a free port and protected by a random API key (given to the child in its environment, not its
+argv). A crash of llama.cpp cannot take the caller down: the child is restarted once, on the
+same port with the same key. The child watches its parent and exits when the parent is gone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import http.client
+import logging
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._errors import JudgeModelError
+from ._model import ModelInfo, resolve_model
+
+__all__ = [
+    "JudgeServer",
+    "ServerConfig",
+    "shared_server",
+    "shutdown_servers",
+    "start_llama",
+    "wait_healthy",
+    "watch_parent",
+]
+
+logger = logging.getLogger("ragrecall.judge")
+
+ENV_API_KEY = "RAGRECALL_JUDGE_API_KEY"
+HOST = "127.0.0.1"
+CHILD_COMMAND = (sys.executable, "-m", "ragrecall._local")
+START_TIMEOUT = 180.0
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    model_path: str | None = None  # None: resolve_model()'s default
+    slots: int = 2  # requests served in parallel
+    context_window: int = 4096  # tokens per slot
+    threads: int = field(default_factory=default_threads)
+
+
+def start_llama(model: Path, config: ServerConfig, *, host: str, port: int, api_key: str) -> Any:
+    """Start llama.cpp's server in this process (background threads); keep the handle alive."""
+    import xllamacpp  # heavy: only where a server really starts
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(model)
+    params.hostnames = [host]
+    params.port = port
+    params.n_ctx = config.slots * config.context_window
+    params.n_parallel = config.slots
+    params.cpuparams.n_threads = config.threads
+    params.cpuparams_batch.n_threads = config.threads
+    params.api_keys = [api_key]
+    params.warmup = False
+    return xllamacpp.Server(params)
+
+
+def wait_healthy(host: str, port: int, timeout: float, alive: Callable[[], bool]) -> bool:
+    """True once ``/health`` answers 200; False if ``alive()`` turns false or time runs out."""
+    deadline = time.monotonic() + timeout
+    while alive() and time.monotonic() < deadline:
+        conn = http.client.HTTPConnection(host, port, timeout=2)
+        try:
+            conn.request("GET", "/health")
+            if conn.getresponse().status == 200:
+                return True
+        except (OSError, http.client.HTTPException):
+            pass  # not listening yet
+        finally:
+            conn.close()
+        time.sleep(0.1)
+    return False
+
+
+def watch_parent(parent_pid: int, interval: float = 1.0) -> None:
+    """Exit this process once its parent is gone (polling works for any thread of the parent,
+    unlike PR_SET_PDEATHSIG, which fires when the spawning *thread* exits)."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="ragrecall-parent-watch", daemon=True).start()
+
+
+class JudgeServer:
+    """A llama.cpp server in a child process, started on demand. Thread-safe."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        command: Sequence[str] = CHILD_COMMAND,
+        start_timeout: float = START_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self.port = _free_port()
+        self.api_key = secrets.token_urlsafe(24)
+        self.model: ModelInfo | None = None  # resolved on first start
+        self._command = list(command)
+        self._start_timeout = start_timeout
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: Path | None = None
+        self._restarted = False
+        self._owner = os.getpid()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def ensure_running(self) -> None:
+        """Start the server, or restart it once if it died; raise `JudgeModelError` if it can't."""
+        if os.getpid() != self._owner:  # a forked copy: the parent's server answers
+            return
+        with self._lock:
+            if self._proc is not None:
+                code = self._proc.poll()
+                if code is None:
+                    return
+                if self._restarted:
+                    raise JudgeModelError(
+                        f"the local judge server died again after a restart (exit code {code})"
+                        f"; not restarting it.\n{self._tail()}"
+                    )
+                logger.warning(
+                    "The local judge server died (exit code %s); restarting it on port %d",
+                    code,
+                    self.port,
+                )
+                self._restarted = True
+            self._start()
+
+    def mark_ok(self) -> None:
+        """A request succeeded: a later death may be restarted again."""
+        self._restarted = False
+
+    def stop(self) -> None:
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is not None and os.getpid() == self._owner:
+                proc.terminate()
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+            if self._log is not None:
+                self._log.unlink(missing_ok=True)
+                self._log = None
+
+    def _start(self) -> None:
+        if self.model is None:
+            self.model = resolve_model(self.config.model_path)
+        if self._log is None:
+            fd, name = tempfile.mkstemp(prefix="ragrecall-judge-", suffix=".log")
+            os.close(fd)
+            self._log = Path(name)
+        c = self.config
+        argv = [*self._command, "--model", str(self.model.path), "--port", str(self.port)]
+        argv += ["--slots", str(c.slots), "--context", str(c.context_window)]
+        argv += ["--threads", str(c.threads), "--parent-pid", str(os.getpid())]
+        with self._log.open("ab") as log:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, ENV_API_KEY: self.api_key},
+                start_new_session=True,  # Ctrl-C goes to the caller, which stops us at exit
+            )
+        started = time.monotonic()
+        if not wait_healthy(HOST, self.port, self._start_timeout, lambda: proc.poll() is None):
+            code = proc.poll()
+            if code is None:
+                proc.kill()
+                proc.wait()
+            why = f"exited (code {code})" if code is not None else "did not get ready in time"
+            raise JudgeModelError(
+                f"the local judge server {why} while starting; its log ends with:\n{self._tail()}"
+            )
+        self._proc = proc
+        logger.info("Local judge ready on port %d in %.1f s", self.port, time.monotonic() - started)
+
+    def _tail(self, lines: int = 20) -> str:
+        try:
+            text = self._log.read_bytes()[-8192:].decode(errors="replace") if self._log else ""
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+_servers: dict[ServerConfig, JudgeServer] = {}
+_servers_lock = threading.Lock()
+
+
+def shared_server(config: ServerConfig) -> JudgeServer:
+    """This process's server for ``config`` (not started yet)."""
+    with _servers_lock:
+        if config not in _servers:
+            _servers[config] = JudgeServer(config)
+        return _servers[config]
+
+
+def shutdown_servers() -> None:
+    """Stop every judge server this process started; they restart on the next request."""
+    with _servers_lock:
+        servers = list(_servers.values())
+    for server in servers:
+        server.stop()
+
+
+atexit.register(shutdown_servers)

@@ -1,0 +1,89 @@
+"""The base of every judge-driven metric: ``score`` and ``ascore`` share one implementation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import ValidationError
+
+from ._drive import Policy, Steps, run_async, run_sync
+from ._errors import JudgeModelError, SampleError
+from ._judges import JudgeLike, judge_info, resolve_judge
+from ._schemas import RecallResult, Sample, Usage
+
+__all__ = ["Metric", "to_sample"]
+
+
+def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -> Sample:
+    """A Sample from a Sample or a mapping; SampleError names the row and field."""
+    if isinstance(value, Sample):
+        return value
+    if not isinstance(value, Mapping):
+        raise SampleError(f"expected a mapping or Sample, got {type(value).__name__}", row=row)
+    try:
+        return Sample.model_validate(dict(value))
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        raise SampleError(first["msg"], row=row, field=field) from err
+
+
+class Metric(ABC):
+    """A recall metric. Subclasses write ``_steps`` once; sync and async drive it."""
+
+    name: ClassVar[str]
+
+    def __init__(self, judge: JudgeLike = None, *, max_retries: int = 3, timeout: float = 120.0):
+        self._judge_spec = judge
+        self._judge: BaseChatModel | None = judge if isinstance(judge, BaseChatModel) else None
+        self._lock = threading.Lock()
+        self.policy = Policy(max_retries=max_retries, timeout=timeout)
+
+    @property
+    def judge(self) -> BaseChatModel:
+        """The judge model, resolved on first use (the embedded judge starts lazily)."""
+        with self._lock:
+            if self._judge is None:
+                self._judge = resolve_judge(self._judge_spec)
+            return self._judge
+
+    def score(self, sample: Sample | Mapping[str, Any]) -> RecallResult:
+        """Score one sample. Never raises for a judge failure: the result is unscorable."""
+        return run_sync(self._run(to_sample(sample)), self.policy)
+
+    async def ascore(
+        self, sample: Sample | Mapping[str, Any], policy: Policy | None = None
+    ) -> RecallResult:
+        """Async ``score``; each judge call runs under the policy's timeout."""
+        return await run_async(self._run(to_sample(sample)), policy or self.policy)
+
+    def _run(self, sample: Sample) -> Steps[RecallResult]:
+        start = time.perf_counter()
+        usage = Usage()
+        try:
+            result = yield from self._steps(sample, usage)
+        except JudgeModelError:
+            raise
+        except Exception as exc:
+            result = self.unscorable(f"judge failed: {type(exc).__name__}: {exc}")
+        return result.model_copy(
+            update={
+                "usage": usage,
+                "judge": judge_info(self.judge),
+                "elapsed_s": time.perf_counter() - start,
+            }
+        )
+
+    @abstractmethod
+    def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
+        """The metric's logic: yield judge calls, return the result."""
+
+    def unscorable(self, reason: str, **fields: Any) -> RecallResult:
+        return RecallResult(
+            metric=self.name, score=None, status="unscorable", reason=reason, **fields
+        )

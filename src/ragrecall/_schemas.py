@@ -1,0 +1,159 @@
+"""Typed records: what goes in (Sample, Chunk) and what comes out (ClaimVerdict, RecallResult)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = ["Chunk", "ClaimVerdict", "JudgeInfo", "RecallResult", "Sample", "Usage"]
+
+
+class Chunk(BaseModel):
+    """One retrieved chunk of context."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="Stable id of the chunk; defaults to its 1-based position.")
+    text: str = Field(description="The chunk's text as the retriever returned it.")
+    score: float | None = Field(None, description="Retriever score, when known.")
+    rank: int | None = Field(None, description="1-based rank in the retrieved list.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Retriever metadata.")
+
+
+class Sample(BaseModel):
+    """One evaluation sample. Accepts the RAGAS names and the older ones.
+
+    ``retrieved_contexts`` takes strings, dicts or Chunks; strings get ids "1", "2", ...
+    """
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+
+    user_input: str | None = Field(
+        None,
+        validation_alias=AliasChoices("user_input", "question", "query"),
+        description="The question asked.",
+    )
+    reference: str | None = Field(
+        None,
+        validation_alias=AliasChoices("reference", "ground_truth"),
+        description="Ground-truth answer whose claims the contexts should support.",
+    )
+    retrieved_contexts: list[Chunk] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("retrieved_contexts", "contexts"),
+        description="Chunks the retriever returned, best first.",
+    )
+    response: str | None = Field(
+        None,
+        validation_alias=AliasChoices("response", "answer"),
+        description="The generated answer.",
+    )
+    retrieved_ids: list[str] | None = Field(None, description="Ids of the retrieved documents.")
+    reference_ids: list[str] | None = Field(None, description="Ids of the relevant documents.")
+    reference_claims: list[str] | None = Field(
+        None,
+        description="Claims of the reference, when you have them; skips decomposition.",
+    )
+
+    @field_validator("retrieved_contexts", mode="before")
+    @classmethod
+    def _chunks(cls, value: Any) -> list[Any]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            raise ValueError("expected a list of strings or chunks, got one string")
+        chunks: list[Any] = []
+        for i, item in enumerate(value):
+            if isinstance(item, Chunk):
+                chunks.append(item)
+            elif isinstance(item, str):
+                chunks.append(Chunk(id=str(i + 1), text=item, rank=i + 1))
+            elif isinstance(item, Mapping):
+                chunk = dict(item)
+                if "text" not in chunk and "page_content" in chunk:
+                    chunk["text"] = chunk.pop("page_content")
+                chunk.setdefault("id", str(i + 1))
+                chunk.setdefault("rank", i + 1)
+                chunk["id"] = str(chunk["id"])
+                chunks.append(chunk)
+            else:
+                raise ValueError(f"item {i} is {type(item).__name__}, not a string or chunk")
+        return chunks
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Sample:
+        ids = [c.id for c in self.retrieved_contexts]
+        if len(set(ids)) != len(ids):
+            raise ValueError("retrieved_contexts: chunk ids must be unique")
+        return self
+
+
+class Usage(BaseModel):
+    """Judge usage, summed over calls."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = Field(0, description="Prompt tokens served from the judge's cache.")
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class JudgeInfo(BaseModel):
+    """Which judge produced a result."""
+
+    model: str
+    provider: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ClaimVerdict(BaseModel):
+    """The judge's decision on one claim."""
+
+    claim: str
+    attributed: bool = Field(description="Counted as supported (after evidence checks).")
+    chunk_ids: list[str] = Field(default_factory=list, description="Chunks cited as support.")
+    evidence: str | None = Field(None, description="Verbatim quote from the cited chunk.")
+    evidence_verified: bool = Field(
+        False, description="The quote was found in the cited chunk (normalised whitespace/case)."
+    )
+    reason: str = Field("", description="Why the claim is or is not counted.")
+    confidence: float | None = Field(
+        None, description="Probability of the chosen label, from the judge's logprobs."
+    )
+    p_supported: float | None = Field(
+        None, description="Probability that the claim is supported, from the judge's logprobs."
+    )
+
+
+class RecallResult(BaseModel):
+    """The outcome for one sample. ``score`` is None exactly when ``status`` is unscorable."""
+
+    metric: str = "context_recall"
+    score: float | None
+    status: Literal["scored", "unscorable"]
+    reason: str = ""
+    claims: list[str] = Field(default_factory=list)
+    verdicts: list[ClaimVerdict] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list, description="Claims not supported.")
+    usage: Usage = Field(default_factory=Usage)
+    judge: JudgeInfo | None = None
+    elapsed_s: float = 0.0
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RecallResult:
+        if self.status == "scored":
+            if self.score is None or not math.isfinite(self.score) or not 0 <= self.score <= 1:
+                raise ValueError(f"a scored result needs a score in [0, 1], got {self.score}")
+        elif self.score is not None:
+            raise ValueError("an unscorable result has no score")
+        return self

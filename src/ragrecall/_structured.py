@@ -1,0 +1,90 @@
+"""Structured replies from any chat model.
+
+``structured(model, Schema)`` gives a runnable whose output is ``{"raw", "parsed",
+"parsing_error"}``: native structured output where the model has it, else the plain model
+followed by a parser that finds the JSON in fenced or chatty text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import partial
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel, ValidationError
+
+from ._errors import JudgeError
+
+__all__ = ["extract_json", "parse_reply", "structured"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, dict[str, Any]]:
+    """The model constrained to ``schema``; output ``{"raw", "parsed", "parsing_error"}``."""
+    try:
+        native = model.with_structured_output(schema, include_raw=True)
+    except NotImplementedError:
+        return model | RunnableLambda(partial(_fallback, schema=schema), name="parse_json")
+    return native | RunnableLambda(partial(_salvage, schema=schema), name="salvage_json")
+
+
+def _fallback(raw: BaseMessage, schema: type[BaseModel]) -> dict[str, Any]:
+    try:
+        return {"raw": raw, "parsed": parse_reply(_text(raw), schema), "parsing_error": None}
+    except JudgeError as err:
+        return {"raw": raw, "parsed": None, "parsing_error": err}
+
+
+def _salvage(out: dict[str, Any], schema: type[BaseModel]) -> dict[str, Any]:
+    """Native output failed to parse: try the text of the reply before giving up."""
+    if out.get("parsed") is not None:
+        return out
+    raw = out.get("raw")
+    text = _text(raw) if isinstance(raw, BaseMessage) else ""
+    if text.strip():
+        try:
+            return {"raw": raw, "parsed": parse_reply(text, schema), "parsing_error": None}
+        except JudgeError:
+            pass
+    error = out.get("parsing_error") or JudgeError("the judge returned no structured output")
+    return {"raw": raw, "parsed": None, "parsing_error": error}
+
+
+def _text(message: BaseMessage) -> str:
+    if isinstance(message, AIMessage) and message.tool_calls:
+        return json.dumps(message.tool_calls[0]["args"])
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in content)
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in ``text``: fenced, bare, or embedded in prose."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        candidate = candidate.strip()
+        for start, char in enumerate(candidate):
+            if char in "{[":
+                try:
+                    return decoder.raw_decode(candidate, start)[0]
+                except json.JSONDecodeError:
+                    continue
+    raise JudgeError("no JSON found in the judge's reply", raw_output=text)
+
+
+def parse_reply(text: str, schema: type[M]) -> M:
+    """Validate the JSON in ``text`` against ``schema``; raises JudgeError with the raw text."""
+    value = extract_json(text)
+    try:
+        return schema.model_validate(value)
+    except ValidationError as err:
+        raise JudgeError(f"reply does not match {schema.__name__}: {err}", raw_output=text) from err
