@@ -97,7 +97,7 @@ def attribution_chain(
     evidence: Evidence = "align",
     prompt: ChatPromptTemplate | None = None,
 ) -> Runnable[dict[str, Any], dict[str, Any]]:
-    """LCEL: ``{"passages", "claim"}`` (or ``"claims"`` when batched) -> ``{"raw", "parsed", ...}``."""
+    """LCEL: ``{"passages", "claim"}`` (``"claims"`` if batched) -> ``{"raw", "parsed", ...}``."""
     if strategy == "batched":
         return (prompt or BATCHED_PROMPT) | structured(judge, BatchVerdicts)
     if evidence == "quote":
@@ -168,7 +168,7 @@ def _batched(
     assert isinstance(reply.parsed, BatchVerdicts)
     return {
         i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, 0.5)
-        for i, v in zip(pending, reply.parsed.verdicts)
+        for i, v in zip(pending, reply.parsed.verdicts, strict=True)
     }
 
 

@@ -70,7 +70,7 @@ def iter_rows(data: Any) -> Iterator[Any]:
         yield from data.to_dict(orient="records")
     elif hasattr(data, "to_list") and hasattr(data, "features"):  # Hugging Face Dataset
         yield from data.to_list()
-    elif isinstance(data, Mapping) or isinstance(data, Sample):
+    elif isinstance(data, (Mapping, Sample)):
         yield data
     elif isinstance(data, Iterable):
         yield from data

@@ -2,7 +2,7 @@
 
     RagrecallError
     ├── SampleError (also ValueError)      bad input, named by row and field
-    ├── JudgeError                         a judge reply that could not be used; keeps the raw output
+    ├── JudgeError                         an unusable judge reply; keeps the raw output
     └── JudgeModelError                    the embedded judge's model file is missing or corrupt
         └── ModelIntegrityError            size or SHA-256 does not match
 

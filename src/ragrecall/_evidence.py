@@ -13,7 +13,9 @@ __all__ = ["best_sentence", "normalize", "quote_in", "split_sentences"]
 
 _SPACE = re.compile(r"\s+")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
-_TRANSLATE = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
+_TRANSLATE = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
+)
 _EDGE = " \t\n\"'.,;:!?()[]"
 
 

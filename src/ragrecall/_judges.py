@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Union
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -11,7 +11,7 @@ from ._schemas import JudgeInfo
 
 __all__ = ["JudgeLike", "context_window", "judge_info", "resolve_judge"]
 
-JudgeLike = Union[BaseChatModel, str, None]
+JudgeLike = BaseChatModel | str | None
 
 # Used to pack contexts when a judge does not say how large its window is.
 DEFAULT_CONTEXT_WINDOW = 32_000

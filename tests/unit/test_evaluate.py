@@ -1,0 +1,96 @@
+"""evaluate(): dataset forms, concurrency, unscorable samples that do not stop the batch."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import pytest
+from fakes import ScriptedJudge, keyword_reply
+
+from ragrecall import ClaimCache, ContextRecall, SampleError, aevaluate, evaluate, load_samples
+
+ROWS = [
+    {"question": "q1", "ground_truth": "Cats purr. Dogs fly.", "contexts": ["Cats purr loudly."]},
+    {"question": "q2", "ground_truth": "MALFORMED here.", "contexts": ["MALFORMED here."]},
+    {"question": "q3", "ground_truth": "Snow is cold.", "contexts": ["Snow is cold and white."]},
+]
+
+
+def judge() -> ScriptedJudge:
+    def reply(messages: Any) -> Any:
+        if any("MALFORMED" in str(m.content) for m in messages):
+            return "I refuse to answer in JSON."
+        return keyword_reply(messages)
+
+    return ScriptedJudge(reply=reply)
+
+
+def recall() -> ContextRecall:
+    return ContextRecall(judge(), claims="sentences", cache=ClaimCache())
+
+
+def test_one_malformed_reply_makes_one_sample_unscorable_and_the_rest_score() -> None:
+    report = evaluate(ROWS, [recall()], concurrency=2)
+    results = report.results["context_recall"]
+    assert [r.status for r in results] == ["scored", "unscorable", "scored"]
+    assert [r.score for r in results] == [0.5, None, 1.0]
+    assert "invalid reply after a re-ask" in results[1].reason
+    assert report.scores == {"context_recall": 0.75}
+    assert report.mean == 0.75
+    assert report.unscorable() == [1]
+    # batched: one call; the malformed one: batched + re-ask, then per-claim + re-ask
+    assert [r.usage.calls for r in results] == [1, 4, 1]
+    assert report.usage.calls == 6
+
+
+def test_evaluate_twice_in_one_process_and_async() -> None:
+    assert evaluate(ROWS[:1], [recall()]).mean == 0.5
+    assert evaluate(ROWS[2:], [recall()]).mean == 1.0
+
+
+async def test_aevaluate_inside_a_running_loop() -> None:
+    report = await aevaluate(ROWS, [recall()], concurrency=3)
+    assert report.scores["context_recall"] == 0.75
+
+
+def test_to_pandas_has_one_row_per_sample() -> None:
+    frame = evaluate(ROWS, [recall()]).to_pandas()
+    assert list(frame["context_recall"].isna()) == [False, True, False]
+    assert list(frame["context_recall_status"]) == ["scored", "unscorable", "scored"]
+    assert frame.loc[0, "context_recall_missing"] == ["Dogs fly."]
+
+
+def test_dataset_forms(tmp_path: Any) -> None:
+    jsonl = tmp_path / "d.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    csv = tmp_path / "d.csv"
+    pd.DataFrame([{**r, "contexts": json.dumps(r["contexts"])} for r in ROWS]).to_csv(csv)
+    frame = pd.DataFrame(ROWS)
+    for data in (ROWS, jsonl, str(csv), frame):
+        samples = load_samples(data)
+        assert [s.reference for s in samples] == [r["ground_truth"] for r in ROWS]
+        assert samples[0].retrieved_contexts[0].text == "Cats purr loudly."
+
+
+def test_column_map() -> None:
+    rows = [{"q": "x", "gold": "Cats purr.", "ctx": ["Cats purr."]}]
+    samples = load_samples(rows, {"q": "user_input", "gold": "reference", "ctx": "contexts"})
+    assert samples[0].reference == "Cats purr." and samples[0].user_input == "x"
+    with pytest.raises(SampleError, match="row 0: column_map names missing columns"):
+        load_samples(rows, {"nope": "reference"})
+
+
+def test_bad_rows_name_row_and_field() -> None:
+    with pytest.raises(SampleError, match=r"row 1, field 'contexts'"):
+        load_samples([ROWS[0], {"reference": "x", "contexts": "one string"}])
+    with pytest.raises(SampleError, match=r"row 0, field 'reference'"):
+        load_samples([{"reference": 3}])
+    with pytest.raises(SampleError, match="row 0: expected a mapping"):
+        load_samples([["not", "a", "row"]])
+
+
+def test_metric_names_must_be_unique() -> None:
+    with pytest.raises(ValueError, match="unique"):
+        evaluate(ROWS, [recall(), recall()])

@@ -1,0 +1,121 @@
+"""Small parts: JSON extraction, evidence checks, packing, retry classification, __all__."""
+
+from __future__ import annotations
+
+import pytest
+
+import ragrecall
+from ragrecall import Chunk, JudgeError
+from ragrecall._attribution import pack
+from ragrecall._drive import is_transient, retry_after
+from ragrecall._evidence import best_sentence, quote_in, split_sentences
+from ragrecall._structured import extract_json
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(ragrecall.__all__) == sorted(
+        [
+            "Chunk",
+            "ClaimCache",
+            "ClaimVerdict",
+            "ContextRecall",
+            "DEFAULT_MODEL",
+            "EvaluationReport",
+            "JudgeError",
+            "JudgeInfo",
+            "JudgeModelError",
+            "LocalJudge",
+            "Metric",
+            "ModelInfo",
+            "ModelIntegrityError",
+            "Policy",
+            "RagrecallError",
+            "RecallResult",
+            "Sample",
+            "SampleError",
+            "Usage",
+            "__version__",
+            "aevaluate",
+            "attribution_chain",
+            "decomposition_chain",
+            "default_claim_cache",
+            "evaluate",
+            "load_samples",
+            "resolve_judge",
+            "resolve_model",
+            "structured",
+        ]
+    )
+    for name in ragrecall.__all__:
+        assert hasattr(ragrecall, name), name
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('Sure!\n```json\n{"a": [1, 2]}\n```\nHope that helps.', {"a": [1, 2]}),
+        ('The answer is {"a": true} as requested.', {"a": True}),
+        ('{"a": {broken} then {"b": 2}', {"b": 2}),
+    ],
+)
+def test_extract_json(text: str, value: object) -> None:
+    assert extract_json(text) == value
+
+
+def test_extract_json_without_json_keeps_raw_output() -> None:
+    with pytest.raises(JudgeError) as info:
+        extract_json("no json here")
+    assert info.value.raw_output == "no json here"
+
+
+def test_quote_in_normalises_and_handles_ellipses() -> None:
+    text = "The Eiffel Tower,\nin Paris, was completed in 1889 for the World\u2019s Fair."
+    assert quote_in("the eiffel tower, in PARIS", text)
+    assert quote_in("\u201cThe Eiffel Tower ... completed in 1889\u201d", text)
+    assert quote_in("World's Fair.", text)
+    assert not quote_in("completed in 1889 ... The Eiffel Tower", text)  # order matters
+    assert not quote_in("completed in 1890", text)
+    assert not quote_in("   ", text)
+
+
+def test_sentences_and_alignment() -> None:
+    text = "Dr. Smith arrived at 5 p.m. on Monday. He left on Tuesday."
+    assert split_sentences(text) == [
+        "Dr. Smith arrived at 5 p.m. on Monday.",
+        "He left on Tuesday.",
+    ]
+    assert best_sentence("Smith left on Tuesday", text)[0] == "He left on Tuesday."
+
+
+def test_pack_keeps_numbers_and_splits_oversized_chunks() -> None:
+    chunks = [Chunk(id="a", text="x" * 3000), Chunk(id="b", text="short")]
+    windows = pack(chunks, window_tokens=1000)
+    numbers = [[p.number for p in w] for w in windows]
+    assert numbers[0][0] == 1 and numbers[-1][-1] == 2
+    assert sum(len(p.text) for w in windows for p in w if p.chunk.id == "a") == 3000
+    assert (
+        pack(chunks, window_tokens=100_000) == [[*windows[0], *windows[-1]]]
+        or len(pack(chunks, window_tokens=100_000)) == 1
+    )
+
+
+class _Response:
+    def __init__(self, headers: dict[str, str]):
+        self.headers = headers
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, headers: dict[str, str] | None = None):
+        self.status_code = status
+        self.response = _Response(headers or {})
+
+
+def test_transient_errors_and_retry_after() -> None:
+    assert is_transient(TimeoutError())
+    assert is_transient(_HTTPError(429))
+    assert is_transient(_HTTPError(503))
+    assert not is_transient(_HTTPError(400))
+    assert not is_transient(ValueError())
+    assert retry_after(_HTTPError(429, {"retry-after": "7"})) == 7.0
+    assert retry_after(_HTTPError(429)) is None
