@@ -1,0 +1,74 @@
+"""The ``ragrecall`` command: ``demo`` (a real evaluation on the embedded judge) and ``judge``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import resources
+
+from rich.console import Console
+from rich.table import Table
+
+from ._context_recall import ContextRecall
+from ._evaluate import EvaluationReport, evaluate
+from ._local._cli import add_judge_commands
+
+__all__ = ["main", "print_report"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ragrecall", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser(
+        "demo", help="score the bundled example dataset on the embedded judge, offline"
+    )
+    demo.add_argument("--judge", default=None, help="'provider:model' (default: embedded judge)")
+    demo.set_defaults(run=_demo)
+    add_judge_commands(commands)
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+def _demo(args: argparse.Namespace) -> int:
+    console = Console()
+    data = resources.files("ragrecall").joinpath("data/example.jsonl")
+    with resources.as_file(data) as path:
+        console.print(f"Scoring context recall of [bold]{path.name}[/] with the "
+                      f"{'embedded local judge' if args.judge is None else args.judge} ...")
+        report = evaluate(path, [ContextRecall(judge=args.judge)], show_progress=True)
+    print_report(report, console)
+    return 0 if not report.unscorable() else 1
+
+
+def print_report(report: EvaluationReport, console: Console | None = None) -> None:
+    """Per-claim verdicts with their chunk and evidence, then the summary."""
+    console = console or Console()
+    for name, results in report.results.items():
+        for sample, result in zip(report.samples, results, strict=True):
+            score = "unscorable" if result.score is None else f"{result.score:.2f}"
+            table = Table(title=f"{sample.user_input or ''}  [{name} = {score}]",
+                          title_justify="left", show_lines=True, expand=True)
+            table.add_column("", width=2)
+            table.add_column("claim", ratio=2)
+            table.add_column("chunk", no_wrap=True)
+            table.add_column("evidence", ratio=3)
+            table.add_column("p", justify="right", no_wrap=True)
+            for v in result.verdicts:
+                p = "" if v.p_supported is None else f"{v.p_supported:.2f}"
+                table.add_row("[green]✓[/]" if v.attributed else "[red]✗[/]", v.claim,
+                              ", ".join(v.chunk_ids), v.evidence or f"[dim]{v.reason}[/]", p)
+            console.print(table)
+            if result.status == "unscorable":
+                console.print(f"[red]unscorable:[/] {result.reason}")
+        mean = report.scores[name]
+        console.print(f"[bold]{name}[/]: mean {'n/a' if mean is None else f'{mean:.3f}'} over "
+                      f"{len(results) - len(report.unscorable(name))} scored of {len(results)}")
+    u = report.usage
+    console.print(f"judge calls {u.calls}, prompt tokens {u.prompt_tokens} ({u.cached_tokens} "
+                  f"cached), completion tokens {u.completion_tokens}, {report.elapsed_s:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
