@@ -113,7 +113,8 @@ async def aevaluate(
     if len(set(names)) != len(names):
         raise ValueError(f"metric names must be unique, got {names}")
     if concurrency is None:
-        concurrency = getattr(metrics[0].judge, "slots", None) or 8
+        judged = [m for m in metrics if m.uses_judge]
+        concurrency = (getattr(judged[0].judge, "slots", None) if judged else None) or 8
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     policy = Policy(max_retries=max_retries, timeout=timeout)

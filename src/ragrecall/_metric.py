@@ -37,6 +37,7 @@ class Metric(ABC):
     """A recall metric. Subclasses write ``_steps`` once; sync and async drive it."""
 
     name: ClassVar[str]
+    uses_judge: ClassVar[bool] = True
 
     def __init__(self, judge: JudgeLike = None, *, max_retries: int = 3, timeout: float = 120.0):
         self._judge_spec = judge
@@ -74,7 +75,7 @@ class Metric(ABC):
         return result.model_copy(
             update={
                 "usage": usage,
-                "judge": judge_info(self.judge),
+                "judge": judge_info(self.judge) if self.uses_judge else None,
                 "elapsed_s": time.perf_counter() - start,
             }
         )

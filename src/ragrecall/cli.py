@@ -35,8 +35,10 @@ def _demo(args: argparse.Namespace) -> int:
     console = Console()
     data = resources.files("ragrecall").joinpath("data/example.jsonl")
     with resources.as_file(data) as path:
-        console.print(f"Scoring context recall of [bold]{path.name}[/] with the "
-                      f"{'embedded local judge' if args.judge is None else args.judge} ...")
+        console.print(
+            f"Scoring context recall of [bold]{path.name}[/] with the "
+            f"{'embedded local judge' if args.judge is None else args.judge} ..."
+        )
         report = evaluate(path, [ContextRecall(judge=args.judge)], show_progress=True)
     print_report(report, console)
     return 0 if not report.unscorable() else 1
@@ -48,8 +50,12 @@ def print_report(report: EvaluationReport, console: Console | None = None) -> No
     for name, results in report.results.items():
         for sample, result in zip(report.samples, results, strict=True):
             score = "unscorable" if result.score is None else f"{result.score:.2f}"
-            table = Table(title=f"{sample.user_input or ''}  [{name} = {score}]",
-                          title_justify="left", show_lines=True, expand=True)
+            table = Table(
+                title=f"{sample.user_input or ''}  [{name} = {score}]",
+                title_justify="left",
+                show_lines=True,
+                expand=True,
+            )
             table.add_column("", width=2)
             table.add_column("claim", ratio=2)
             table.add_column("chunk", no_wrap=True)
@@ -57,17 +63,26 @@ def print_report(report: EvaluationReport, console: Console | None = None) -> No
             table.add_column("p", justify="right", no_wrap=True)
             for v in result.verdicts:
                 p = "" if v.p_supported is None else f"{v.p_supported:.2f}"
-                table.add_row("[green]✓[/]" if v.attributed else "[red]✗[/]", v.claim,
-                              ", ".join(v.chunk_ids), v.evidence or f"[dim]{v.reason}[/]", p)
+                table.add_row(
+                    "[green]✓[/]" if v.attributed else "[red]✗[/]",
+                    v.claim,
+                    ", ".join(v.chunk_ids),
+                    v.evidence or f"[dim]{v.reason}[/]",
+                    p,
+                )
             console.print(table)
             if result.status == "unscorable":
                 console.print(f"[red]unscorable:[/] {result.reason}")
         mean = report.scores[name]
-        console.print(f"[bold]{name}[/]: mean {'n/a' if mean is None else f'{mean:.3f}'} over "
-                      f"{len(results) - len(report.unscorable(name))} scored of {len(results)}")
+        console.print(
+            f"[bold]{name}[/]: mean {'n/a' if mean is None else f'{mean:.3f}'} over "
+            f"{len(results) - len(report.unscorable(name))} scored of {len(results)}"
+        )
     u = report.usage
-    console.print(f"judge calls {u.calls}, prompt tokens {u.prompt_tokens} ({u.cached_tokens} "
-                  f"cached), completion tokens {u.completion_tokens}, {report.elapsed_s:.1f} s")
+    console.print(
+        f"judge calls {u.calls}, prompt tokens {u.prompt_tokens} ({u.cached_tokens} "
+        f"cached), completion tokens {u.completion_tokens}, {report.elapsed_s:.1f} s"
+    )
 
 
 if __name__ == "__main__":
