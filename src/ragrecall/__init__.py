@@ -16,38 +16,55 @@ from ._errors import (
     RagrecallError,
     SampleError,
 )
-from ._evaluate import EvaluationReport, aevaluate, evaluate
+from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
 from ._judges import resolve_judge
+from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
+from ._logger import LoggerStats, RecallLogger
 from ._metric import Metric
 from ._schemas import Chunk, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
+from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, SQLiteSink
 from ._structured import structured
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "CallableSink",
     "Chunk",
     "ClaimCache",
     "ClaimVerdict",
     "ContextRecall",
     "EvaluationReport",
+    "JsonlSink",
     "JudgeError",
     "JudgeInfo",
     "JudgeModelError",
+    "LangSmithSink",
+    "LocalJudge",
+    "LoggerStats",
     "Metric",
+    "ModelInfo",
     "ModelIntegrityError",
     "Policy",
     "RagrecallError",
+    "RecallLogger",
+    "RecallRecord",
     "RecallResult",
+    "SQLiteSink",
     "Sample",
     "SampleError",
+    "ScoredSample",
+    "Sink",
     "Usage",
     "__version__",
     "aevaluate",
+    "astream",
     "attribution_chain",
     "decomposition_chain",
     "default_claim_cache",
     "evaluate",
     "load_samples",
     "resolve_judge",
+    "resolve_model",
     "structured",
 ]

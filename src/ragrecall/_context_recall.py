@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlparse
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from ._attribution import Evidence, Strategy, attribute, attribution_chain, pack
 from ._decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from ._drive import Steps
+from ._drive import DEFAULT_TIMEOUT, Steps
 from ._evidence import split_sentences
-from ._judges import JudgeLike, context_window
+from ._judges import JudgeLike, context_window, is_local
 from ._metric import Metric
 from ._prompts import DECOMPOSE_PROMPT
 from ._schemas import ClaimVerdict, RecallResult, Sample, Usage
@@ -63,7 +61,7 @@ class ContextRecall(Metric):
         decompose_prompt: ChatPromptTemplate = DECOMPOSE_PROMPT,
         attribution_prompt: ChatPromptTemplate | None = None,
         max_retries: int = 3,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         if claims not in ("atomic", "sentences"):
@@ -160,12 +158,3 @@ class ContextRecall(Metric):
         judge = self.judge
         model = getattr(judge, "model_name", None) or getattr(judge, "model", None)
         return f"{judge._llm_type}:{model}"
-
-
-def is_local(judge: BaseChatModel) -> bool:
-    """A judge served from this machine (its prompt cache makes per-claim calls cheap)."""
-    if hasattr(judge, "context_window") and hasattr(judge, "slots"):
-        return True
-    base_url = getattr(judge, "openai_api_base", None) or getattr(judge, "base_url", None)
-    host = urlparse(str(base_url)).hostname if base_url else None
-    return host in ("127.0.0.1", "localhost", "::1")

@@ -12,7 +12,7 @@ from ._errors import SampleError
 from ._metric import to_sample
 from ._schemas import Sample
 
-__all__ = ["iter_rows", "load_samples"]
+__all__ = ["iter_rows", "iter_samples", "load_samples"]
 
 # Columns that hold lists; in CSV files they are JSON-encoded.
 _LIST_COLUMNS = {
@@ -29,7 +29,13 @@ def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list
 
     ``column_map`` maps your column names to ours, e.g. ``{"gold": "reference"}``.
     """
-    return [_row_to_sample(row, i, column_map) for i, row in enumerate(iter_rows(data))]
+    return list(iter_samples(data, column_map))
+
+
+def iter_samples(data: Any, column_map: Mapping[str, str] | None = None) -> Iterator[Sample]:
+    """Like ``load_samples``, one row at a time."""
+    for i, row in enumerate(iter_rows(data)):
+        yield _row_to_sample(row, i, column_map)
 
 
 def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -> Sample:

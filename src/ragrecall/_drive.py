@@ -30,7 +30,7 @@ from tenacity import (
 from ._errors import JudgeError
 from ._schemas import Usage
 
-__all__ = ["Call", "Policy", "Reply", "Steps", "ask", "run_async", "run_sync"]
+__all__ = ["DEFAULT_TIMEOUT", "Call", "Policy", "Reply", "Steps", "ask", "run_async", "run_sync"]
 
 T = TypeVar("T")
 
@@ -46,12 +46,16 @@ class Call:
 Steps = Generator[Call, Any, T]
 
 
+# Seconds a judge call may take: a full 4k-token window takes about a minute on two cores.
+DEFAULT_TIMEOUT = 300.0
+
+
 @dataclass(frozen=True)
 class Policy:
     """Retries and deadline for each judge call."""
 
     max_retries: int = 3
-    timeout: float | None = 120.0
+    timeout: float | None = DEFAULT_TIMEOUT
 
 
 @dataclass

@@ -6,18 +6,19 @@ import asyncio
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from ._context_recall import ContextRecall
-from ._data import load_samples
-from ._drive import Policy
+from ._data import iter_samples, load_samples
+from ._drive import DEFAULT_TIMEOUT, Policy
 from ._metric import Metric
 from ._schemas import RecallResult, Sample, Usage
 
-__all__ = ["EvaluationReport", "aevaluate", "evaluate"]
+__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "evaluate"]
 
 T = TypeVar("T")
 
@@ -73,7 +74,7 @@ def evaluate(
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
     max_retries: int = 3,
-    timeout: float | None = 120.0,
+    timeout: float | None = DEFAULT_TIMEOUT,
     show_progress: bool | None = None,
 ) -> EvaluationReport:
     """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
@@ -102,45 +103,87 @@ async def aevaluate(
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
     max_retries: int = 3,
-    timeout: float | None = 120.0,
+    timeout: float | None = DEFAULT_TIMEOUT,
     show_progress: bool | None = None,
 ) -> EvaluationReport:
     """Async ``evaluate``."""
     start = time.perf_counter()
     samples = load_samples(dataset, column_map)
     metrics = list(metrics) if metrics else [ContextRecall()]
+    results: dict[str, list[RecallResult | None]] = {m.name: [None] * len(samples) for m in metrics}
+    stream = astream(
+        samples, metrics, concurrency=concurrency, max_retries=max_retries, timeout=timeout
+    )
+    with _progress(len(samples), show_progress) as advance:
+        async for scored in stream:
+            for name, result in scored.results.items():
+                results[name][scored.index] = result
+            advance()
+    final = {name: [r for r in rs if r is not None] for name, rs in results.items()}
+    usage = sum((r.usage for rs in final.values() for r in rs), Usage())
+    return EvaluationReport(
+        samples=samples, results=final, usage=usage, elapsed_s=time.perf_counter() - start
+    )
+
+
+@dataclass(frozen=True)
+class ScoredSample:
+    """One sample's results, as ``astream`` yields them."""
+
+    index: int
+    sample: Sample
+    results: dict[str, RecallResult]
+
+
+async def astream(
+    dataset: Any,
+    metrics: Sequence[Metric],
+    *,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int = 3,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    skip: Callable[[Sample], bool] | None = None,
+) -> AsyncIterator[ScoredSample]:
+    """Score samples and yield each as soon as all its metrics finish (completion order).
+
+    Every row is validated before the first judge call (a bad row raises SampleError naming
+    it); then rows are read again lazily, so memory stays bounded by ``concurrency``. ``skip``
+    leaves out samples already done (for resuming).
+    """
     names = [m.name for m in metrics]
-    if len(set(names)) != len(names):
-        raise ValueError(f"metric names must be unique, got {names}")
+    if not metrics or len(set(names)) != len(names):
+        raise ValueError(f"need one or more metrics with unique names, got {names}")
+    for _ in iter_samples(dataset, column_map):
+        pass
     if concurrency is None:
         judged = [m for m in metrics if m.uses_judge]
         concurrency = (getattr(judged[0].judge, "slots", None) if judged else None) or 8
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     policy = Policy(max_retries=max_retries, timeout=timeout)
-    limit = asyncio.Semaphore(concurrency)
-    results: dict[str, list[RecallResult | None]] = {n: [None] * len(samples) for n in names}
 
-    with _progress(len(samples), show_progress) as advance:
+    async def score(index: int, sample: Sample) -> ScoredSample:
+        results = {m.name: await m.ascore(sample, policy) for m in metrics}
+        return ScoredSample(index, sample, results)
 
-        async def score(index: int, sample: Sample) -> None:
-            async with limit:
-                for metric in metrics:
-                    results[metric.name][index] = await metric.ascore(sample, policy)
-            advance()
-
-        tasks = [asyncio.ensure_future(score(i, s)) for i, s in enumerate(samples)]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-
-    final = {name: [r for r in rs if r is not None] for name, rs in results.items()}
-    usage = sum((r.usage for rs in final.values() for r in rs), Usage())
-    return EvaluationReport(
-        samples=samples, results=final, usage=usage, elapsed_s=time.perf_counter() - start
-    )
+    rows = enumerate(iter_samples(dataset, column_map))
+    pending: set[asyncio.Task[ScoredSample]] = set()
+    try:
+        while True:
+            for index, sample in rows:
+                if skip is None or not skip(sample):
+                    pending.add(asyncio.ensure_future(score(index, sample)))
+                if len(pending) >= concurrency:
+                    break
+            if not pending:
+                return
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in sorted(done, key=lambda t: t.result().index):
+                yield task.result()
+    finally:
+        for task in pending:
+            task.cancel()
 
 
 class _progress:

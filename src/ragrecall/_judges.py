@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib
 from typing import Any
+from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
 from ._schemas import JudgeInfo
 
-__all__ = ["JudgeLike", "context_window", "judge_info", "resolve_judge"]
+__all__ = ["JudgeLike", "context_window", "is_local", "judge_info", "resolve_judge"]
 
 JudgeLike = BaseChatModel | str | None
 
@@ -56,13 +57,28 @@ def judge_info(judge: BaseChatModel) -> JudgeInfo:
     """Model id and the parameters that decide its verdicts."""
     model = getattr(judge, "model_name", None) or getattr(judge, "model", None)
     params: dict[str, Any] = {}
-    for name in ("temperature", "top_p", "seed", "max_tokens", "base_url", "openai_api_base"):
+    names = ["temperature", "top_p", "seed", "max_tokens"]
+    if not hasattr(judge, "slots"):  # the embedded judge's URL has a per-process port
+        names += ["base_url", "openai_api_base"]
+    for name in names:
         value = getattr(judge, name, None)
         if value is not None:
             params["base_url" if name == "openai_api_base" else name] = value
     return JudgeInfo(
         model=str(model or type(judge).__name__), provider=judge._llm_type, params=params
     )
+
+
+def is_local(judge: BaseChatModel) -> bool:
+    """A judge served from this machine (its prompt cache makes per-claim calls cheap)."""
+    if hasattr(judge, "context_window") and hasattr(judge, "slots"):
+        return True
+    return _host(judge) in ("127.0.0.1", "localhost", "::1")
+
+
+def _host(judge: BaseChatModel) -> str | None:
+    base_url = getattr(judge, "openai_api_base", None) or getattr(judge, "base_url", None)
+    return urlparse(str(base_url)).hostname if base_url else None
 
 
 def context_window(judge: BaseChatModel) -> int:

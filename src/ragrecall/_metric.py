@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import ValidationError
 
-from ._drive import Policy, Steps, run_async, run_sync
+from ._drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from ._errors import JudgeModelError, SampleError
 from ._judges import JudgeLike, judge_info, resolve_judge
 from ._schemas import RecallResult, Sample, Usage
@@ -39,7 +39,9 @@ class Metric(ABC):
     name: ClassVar[str]
     uses_judge: ClassVar[bool] = True
 
-    def __init__(self, judge: JudgeLike = None, *, max_retries: int = 3, timeout: float = 120.0):
+    def __init__(
+        self, judge: JudgeLike = None, *, max_retries: int = 3, timeout: float = DEFAULT_TIMEOUT
+    ):
         self._judge_spec = judge
         self._judge: BaseChatModel | None = judge if isinstance(judge, BaseChatModel) else None
         self._lock = threading.Lock()

@@ -1,4 +1,5 @@
-"""The ``ragrecall`` command: ``demo`` (a real evaluation on the embedded judge) and ``judge``."""
+"""The ``ragrecall`` command: ``eval`` (score a dataset, gate in CI), ``compare`` (two runs),
+``demo`` (a real evaluation on the embedded judge) and ``judge``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from importlib import resources
 from rich.console import Console
 from rich.table import Table
 
+from ._cli_eval import add_eval_command
+from ._compare import add_compare_command
 from ._context_recall import ContextRecall
 from ._evaluate import EvaluationReport, evaluate
 from ._local._cli import add_judge_commands
@@ -20,14 +23,16 @@ __all__ = ["main", "print_report"]
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ragrecall", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+    add_eval_command(commands)
+    add_compare_command(commands)
     demo = commands.add_parser(
         "demo", help="score the bundled example dataset on the embedded judge, offline"
     )
     demo.add_argument("--judge", default=None, help="'provider:model' (default: embedded judge)")
-    demo.set_defaults(run=_demo)
+    demo.set_defaults(func=_demo)
     add_judge_commands(commands)
     args = parser.parse_args(argv)
-    result: int = args.run(args)
+    result: int = args.func(args)
     return result
 
 

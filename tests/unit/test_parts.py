@@ -12,40 +12,51 @@ from ragrecall._evidence import best_sentence, quote_in, split_sentences
 from ragrecall._structured import extract_json
 
 
+PUBLIC = [
+    "CallableSink",
+    "Chunk",
+    "ClaimCache",
+    "ClaimVerdict",
+    "ContextRecall",
+    "DEFAULT_MODEL",
+    "EvaluationReport",
+    "JsonlSink",
+    "JudgeError",
+    "JudgeInfo",
+    "JudgeModelError",
+    "LangSmithSink",
+    "LocalJudge",
+    "LoggerStats",
+    "Metric",
+    "ModelInfo",
+    "ModelIntegrityError",
+    "Policy",
+    "RagrecallError",
+    "RecallLogger",
+    "RecallRecord",
+    "RecallResult",
+    "SQLiteSink",
+    "Sample",
+    "SampleError",
+    "ScoredSample",
+    "Sink",
+    "Usage",
+    "__version__",
+    "aevaluate",
+    "astream",
+    "attribution_chain",
+    "decomposition_chain",
+    "default_claim_cache",
+    "evaluate",
+    "load_samples",
+    "resolve_judge",
+    "resolve_model",
+    "structured",
+]
+
+
 def test_public_api_is_pinned() -> None:
-    assert sorted(ragrecall.__all__) == sorted(
-        [
-            "Chunk",
-            "ClaimCache",
-            "ClaimVerdict",
-            "ContextRecall",
-            "DEFAULT_MODEL",
-            "EvaluationReport",
-            "JudgeError",
-            "JudgeInfo",
-            "JudgeModelError",
-            "LocalJudge",
-            "Metric",
-            "ModelInfo",
-            "ModelIntegrityError",
-            "Policy",
-            "RagrecallError",
-            "RecallResult",
-            "Sample",
-            "SampleError",
-            "Usage",
-            "__version__",
-            "aevaluate",
-            "attribution_chain",
-            "decomposition_chain",
-            "default_claim_cache",
-            "evaluate",
-            "load_samples",
-            "resolve_judge",
-            "resolve_model",
-            "structured",
-        ]
-    )
+    assert sorted(ragrecall.__all__) == sorted(PUBLIC)
     for name in ragrecall.__all__:
         assert hasattr(ragrecall, name), name
 

@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .._errors import JudgeModelError
+from ._child import ENV_API_KEY, HOST
 from ._model import ModelInfo, resolve_model
 
 __all__ = [
@@ -32,16 +32,12 @@ __all__ = [
     "ServerConfig",
     "shared_server",
     "shutdown_servers",
-    "start_llama",
     "wait_healthy",
-    "watch_parent",
 ]
 
 logger = logging.getLogger("ragrecall.judge")
 
-ENV_API_KEY = "RAGRECALL_JUDGE_API_KEY"
-HOST = "127.0.0.1"
-CHILD_COMMAND = (sys.executable, "-m", "ragrecall._local")
+CHILD_COMMAND = (sys.executable, str(Path(__file__).with_name("_child.py")))
 START_TIMEOUT = 180.0
 
 
@@ -61,23 +57,6 @@ class ServerConfig:
     threads: int = field(default_factory=default_threads)
 
 
-def start_llama(model: Path, config: ServerConfig, *, host: str, port: int, api_key: str) -> Any:
-    """Start llama.cpp's server in this process (background threads); keep the handle alive."""
-    import xllamacpp  # heavy: only where a server really starts
-
-    params = xllamacpp.CommonParams()
-    params.model.path = str(model)
-    params.hostnames = [host]
-    params.port = port
-    params.n_ctx = config.slots * config.context_window
-    params.n_parallel = config.slots
-    params.cpuparams.n_threads = config.threads
-    params.cpuparams_batch.n_threads = config.threads
-    params.api_keys = [api_key]
-    params.warmup = False
-    return xllamacpp.Server(params)
-
-
 def wait_healthy(host: str, port: int, timeout: float, alive: Callable[[], bool]) -> bool:
     """True once ``/health`` answers 200; False if ``alive()`` turns false or time runs out."""
     deadline = time.monotonic() + timeout
@@ -95,18 +74,6 @@ def wait_healthy(host: str, port: int, timeout: float, alive: Callable[[], bool]
     return False
 
 
-def watch_parent(parent_pid: int, interval: float = 1.0) -> None:
-    """Exit this process once its parent is gone (polling works for any thread of the parent,
-    unlike PR_SET_PDEATHSIG, which fires when the spawning *thread* exits)."""
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(interval)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="ragrecall-parent-watch", daemon=True).start()
-
-
 class JudgeServer:
     """A llama.cpp server in a child process, started on demand. Thread-safe."""
 
@@ -114,14 +81,14 @@ class JudgeServer:
         self,
         config: ServerConfig,
         *,
-        command: Sequence[str] = CHILD_COMMAND,
+        command: Sequence[str] | None = None,  # tests swap in a fake child
         start_timeout: float = START_TIMEOUT,
     ) -> None:
         self.config = config
         self.port = _free_port()
         self.api_key = secrets.token_urlsafe(24)
         self.model: ModelInfo | None = None  # resolved on first start
-        self._command = list(command)
+        self._command = list(command or CHILD_COMMAND)
         self._start_timeout = start_timeout
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -195,7 +162,7 @@ class JudgeServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, ENV_API_KEY: self.api_key},
-                start_new_session=True,  # Ctrl-C goes to the caller, which stops us at exit
+                start_new_session=True,  # Ctrl-C reaches the caller only; atexit stops the child
             )
         started = time.monotonic()
         if not wait_healthy(HOST, self.port, self._start_timeout, lambda: proc.poll() is None):
