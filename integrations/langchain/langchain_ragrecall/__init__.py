@@ -1,0 +1,21 @@
+"""LangChain integration of ragrecall: context recall for retrievers, chains and LangSmith."""
+
+from ._callbacks import CapturedRetrieval, RecallCallbackHandler
+from ._documents import documents_to_chunks
+from ._embeddings import HashingEmbeddings
+from ._langsmith import RecallEvaluator
+from ._references import References
+from ._retriever import RecallRetriever, RetrieverStats
+from ._runnable import as_runnable
+
+__all__ = [
+    "CapturedRetrieval",
+    "HashingEmbeddings",
+    "RecallCallbackHandler",
+    "RecallEvaluator",
+    "RecallRetriever",
+    "References",
+    "RetrieverStats",
+    "as_runnable",
+    "documents_to_chunks",
+]

@@ -1,0 +1,306 @@
+"""``RecallCallbackHandler``: capture what every retriever in a run returned, score it later.
+
+Pass the handler in a run's callbacks; it records each retriever run's query (from
+``on_retriever_start``) and documents (from ``on_retriever_end``), keyed by run id, with the
+parent and root run ids. ``score_captured(references)`` then scores the captured contexts
+against a dataset of references. Given ``references`` and a ``RecallLogger``, it also submits
+each retrieval with a known reference as it finishes. A retriever run nested in another
+retriever run (``RecallRetriever``'s inner one, say) is marked ``nested`` and not scored twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+
+from ragrecall import EvaluationReport, Metric, RecallLogger, Sample, evaluate
+
+from ._documents import documents_to_chunks
+from ._references import ReferenceBook, References, as_reference
+
+__all__ = ["CapturedRetrieval", "RecallCallbackHandler"]
+
+log = logging.getLogger("ragrecall")
+
+
+@dataclass(frozen=True)
+class CapturedRetrieval:
+    """One retriever run as the handler saw it: ``documents`` is None until it ends (or if it
+    failed, see ``error``); ``reference`` is the one in the run's metadata, if any."""
+
+    run_id: UUID
+    parent_run_id: UUID | None
+    root_run_id: UUID
+    name: str | None
+    query: str
+    documents: list[Document] | None = None
+    error: str | None = None
+    nested: bool = False
+    reference: Any = field(default=None, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.documents is not None
+
+
+class RecallCallbackHandler(BaseCallbackHandler):
+    """Captures the documents of every retriever run; thread-safe; never breaks a run.
+
+    Args:
+        references: references by query, for ``score_captured`` and for live logging.
+        logger: when given, each finished retrieval with a known reference is submitted to
+            it (run id, parent run id and retriever name in the record).
+        reference_key: also take the reference from the run's metadata under this key.
+
+    Captured retrievals are kept until ``clear()``; ``no_reference`` counts the finished
+    retrievals that live logging skipped for want of a reference.
+    """
+
+    raise_error: bool = False
+    run_inline: bool = True
+
+    def __init__(
+        self,
+        references: References | None = None,
+        *,
+        logger: RecallLogger | None = None,
+        reference_key: str = "reference",
+    ):
+        self.references = ReferenceBook(references)
+        self.logger = logger
+        self.reference_key = reference_key
+        self.no_reference = 0
+        self._lock = threading.Lock()
+        self._retrievals: dict[UUID, CapturedRetrieval] = {}
+        self._parents: dict[UUID, UUID | None] = {}
+
+    # -- reading what was captured ---------------------------------------------------------
+
+    @property
+    def retrievals(self) -> list[CapturedRetrieval]:
+        """Every captured retriever run, in start order."""
+        with self._lock:
+            return list(self._retrievals.values())
+
+    def get(self, run_id: UUID) -> CapturedRetrieval | None:
+        with self._lock:
+            return self._retrievals.get(run_id)
+
+    def children(self, parent_run_id: UUID) -> list[CapturedRetrieval]:
+        """The retriever runs whose parent run is ``parent_run_id``."""
+        return [r for r in self.retrievals if r.parent_run_id == parent_run_id]
+
+    def in_trace(self, root_run_id: UUID) -> list[CapturedRetrieval]:
+        """The retriever runs anywhere under the root run ``root_run_id``."""
+        return [r for r in self.retrievals if r.root_run_id == root_run_id]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._retrievals.clear()
+            self._parents.clear()
+            self.no_reference = 0
+
+    # -- scoring ---------------------------------------------------------------------------
+
+    def captured_samples(
+        self,
+        references: References | None = None,
+        *,
+        group_by: Literal["retrieval", "trace"] = "retrieval",
+    ) -> list[tuple[UUID, Sample]]:
+        """(run id, sample) for each finished retrieval whose reference is known.
+
+        ``group_by="trace"`` merges the documents of all retrievals under one root run into
+        one sample (keyed by the root run id), for chains that retrieve more than once.
+        """
+        book = ReferenceBook(references) if references is not None else self.references
+        done = [r for r in self.retrievals if r.finished and not r.nested]
+        groups: dict[UUID, list[CapturedRetrieval]] = {}
+        for r in done:
+            groups.setdefault(r.run_id if group_by == "retrieval" else r.root_run_id, []).append(r)
+        out: list[tuple[UUID, Sample]] = []
+        for key, members in groups.items():
+            reference = _first(self._reference(r, book) for r in members)
+            if reference is None:
+                continue
+            documents = _unique([d for r in members for d in r.documents or []])
+            chunks = documents_to_chunks(documents)
+            out.append((key, reference.model_copy(update={"retrieved_contexts": chunks})))
+        return out
+
+    def score_captured(
+        self,
+        references: References | None = None,
+        metrics: Sequence[Metric] | None = None,
+        *,
+        group_by: Literal["retrieval", "trace"] = "retrieval",
+        **evaluate_kwargs: Any,
+    ) -> EvaluationReport:
+        """Score the captured contexts (see ``captured_samples``) with ``ragrecall.evaluate``.
+
+        Retrievals with no known reference are left out; ``report.samples[i]`` is the i-th
+        of ``captured_samples(...)``.
+        """
+        samples = [s for _, s in self.captured_samples(references, group_by=group_by)]
+        return evaluate(samples, metrics, **evaluate_kwargs)
+
+    # -- callbacks -------------------------------------------------------------------------
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        with self._lock:
+            self._parents[run_id] = parent_run_id
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._forget(run_id)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._forget(run_id)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._forget(run_id)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._forget(run_id)
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        with self._lock:
+            self._parents[run_id] = parent_run_id
+
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        with self._lock:
+            self._parents[run_id] = parent_run_id
+            self._retrievals[run_id] = CapturedRetrieval(
+                run_id=run_id,
+                parent_run_id=parent_run_id,
+                root_run_id=self._root(run_id),
+                name=kwargs.get("name") or (serialized or {}).get("name"),
+                query=query,
+                nested=parent_run_id in self._retrievals,
+                reference=(metadata or {}).get(self.reference_key),
+            )
+
+    def on_retriever_end(
+        self,
+        documents: Sequence[Document],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        with self._lock:
+            started = self._retrievals.get(run_id)
+            if started is None:  # the handler was added mid-run
+                started = CapturedRetrieval(run_id, parent_run_id, run_id, None, "")
+            done = replace(started, documents=list(documents))
+            self._retrievals[run_id] = done
+            self._parents.pop(run_id, None)
+        if self.logger is not None and not done.nested:
+            self._submit(done)
+
+    def on_retriever_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        with self._lock:
+            started = self._retrievals.get(run_id)
+            if started is not None:
+                self._retrievals[run_id] = replace(started, error=repr(error))
+            self._parents.pop(run_id, None)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _forget(self, run_id: UUID) -> None:
+        """Parent links are needed only while a run is in flight (its retrievers start)."""
+        with self._lock:
+            self._parents.pop(run_id, None)
+
+    def _root(self, run_id: UUID) -> UUID:
+        """Follow parent links up (under the lock); an unknown parent counts as the root."""
+        node = run_id
+        for _ in range(1000):
+            parent = self._parents.get(node)
+            if parent is None:
+                return node
+            node = parent
+        return node
+
+    def _reference(self, retrieval: CapturedRetrieval, book: ReferenceBook) -> Sample | None:
+        reference = as_reference(retrieval.query, retrieval.reference)
+        if reference is None and book:
+            reference = book.lookup(retrieval.query)
+        return reference
+
+    def _submit(self, retrieval: CapturedRetrieval) -> None:
+        assert self.logger is not None
+        try:
+            reference = self._reference(retrieval, self.references)
+            if reference is None:
+                with self._lock:
+                    self.no_reference += 1
+                return
+            sample = reference.model_copy(
+                update={"retrieved_contexts": documents_to_chunks(retrieval.documents or [])}
+            )
+            parent = retrieval.parent_run_id
+            self.logger.submit(
+                sample,
+                run_id=str(retrieval.run_id),
+                extra={
+                    "parent_run_id": str(parent) if parent else None,
+                    "retriever": retrieval.name,
+                },
+            )
+        except Exception:
+            log.exception("ragrecall: could not submit retriever run %s", retrieval.run_id)
+
+
+def _first(values: Any) -> Sample | None:
+    return next((v for v in values if v is not None), None)
+
+
+def _unique(documents: list[Document]) -> list[Document]:
+    """Each document once, first kept (two retrievers may return the same document)."""
+    seen: set[tuple[str | None, str]] = set()
+    kept = []
+    for doc in documents:
+        key = (doc.id, doc.page_content)
+        if key not in seen:
+            seen.add(key)
+            kept.append(doc)
+    return kept

@@ -1,0 +1,213 @@
+"""``RecallRetriever``: any retriever, unchanged, plus a recall score for each known query.
+
+The wrapped retriever runs as a child run with the same callbacks, and its documents are
+returned as they are. When a reference is known for the query (``config["metadata"]
+["reference"]`` first, then ``references``), the query, the documents and the reference go to
+a ``RecallLogger``, which scores them on worker threads (or inline) and writes one record per
+metric to every sink. The record's ``run_id`` is this retriever run's id.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import Runnable
+from langchain_core.runnables.config import run_in_executor
+from pydantic import ConfigDict, PrivateAttr
+
+from ragrecall import CallableSink, ContextRecall, Metric, RecallLogger, RecallRecord, Sample, Sink
+
+from ._documents import documents_to_chunks
+from ._references import ReferenceBook, References, as_reference
+
+__all__ = ["RecallRetriever", "RetrieverStats"]
+
+log = logging.getLogger("ragrecall")
+
+
+@dataclass
+class RetrieverStats:
+    """Counts of retrievals: scored means handed to the logger (see ``logger.stats``)."""
+
+    retrievals: int = 0
+    submitted: int = 0
+    no_reference: int = 0
+    errors: int = 0
+
+
+class RecallRetriever(BaseRetriever):
+    """Wraps ``retriever``; returns its documents unchanged and logs their context recall.
+
+    Args:
+        retriever: any retriever (or runnable from a query to documents).
+        references: where references come from: a mapping query -> reference, a dataset of
+            samples, or a callable query -> reference | None. ``config["metadata"]
+            ["reference"]`` (the key is ``reference_key``) wins over it.
+        metrics: metrics to score with; default ``[ContextRecall()]`` (the embedded judge).
+        sinks: where records go (``JsonlSink``, ``SQLiteSink``, ...). The last ``keep``
+            records are also kept in memory, in ``records``.
+        logger: a ``RecallLogger`` of your own instead (then ``metrics``, ``sinks`` and the
+            queue options are its business, and ``close`` only flushes it).
+        inline: score before returning the documents instead of on a worker thread.
+        on_full: when the queue is full, ``"drop"`` (count it, keep retrieval fast; the
+            default) or ``"block"``.
+
+    Use it as a context manager, or call ``flush()`` / ``close()`` to wait for the scores.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    retriever: Runnable[str, list[Document]]
+    reference_key: str = "reference"
+    inline: bool = False
+
+    _references: ReferenceBook = PrivateAttr()
+    _logger: RecallLogger = PrivateAttr()
+    _owns_logger: bool = PrivateAttr(default=True)
+    _records: deque[RecallRecord] = PrivateAttr()
+    _stats: RetrieverStats = PrivateAttr(default_factory=RetrieverStats)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def __init__(
+        self,
+        retriever: Runnable[str, list[Document]],
+        references: References | None = None,
+        *,
+        metrics: Sequence[Metric] | None = None,
+        sinks: Sequence[Sink] = (),
+        logger: RecallLogger | None = None,
+        inline: bool = False,
+        on_full: Literal["block", "drop"] = "drop",
+        max_queue: int = 1000,
+        workers: int = 1,
+        keep: int = 1000,
+        reference_key: str = "reference",
+        **kwargs: Any,
+    ):
+        super().__init__(retriever=retriever, reference_key=reference_key, inline=inline, **kwargs)
+        self._references = ReferenceBook(references)
+        self._records = deque(maxlen=keep)
+        if logger is not None:
+            self._logger = logger
+            self._owns_logger = False
+        else:
+            self._logger = RecallLogger(
+                list(metrics) if metrics else [ContextRecall()],
+                [*sinks, CallableSink(self._records.append)],
+                max_queue=max_queue,
+                on_full=on_full,
+                workers=workers,
+                inline=inline,
+            )
+
+    @property
+    def logger(self) -> RecallLogger:
+        """The logger scoring the retrievals (its ``stats``: written, dropped, unscorable)."""
+        return self._logger
+
+    @property
+    def stats(self) -> RetrieverStats:
+        return self._stats
+
+    @property
+    def records(self) -> list[RecallRecord]:
+        """The latest records written by this retriever's own logger, oldest first."""
+        return list(self._records)
+
+    def flush(self) -> None:
+        """Wait until every submitted retrieval is scored and written."""
+        self._logger.flush()
+
+    def close(self) -> None:
+        """Flush; then stop the logger and close the sinks, if the logger is ours."""
+        if self._owns_logger:
+            self._logger.close()
+        else:
+            self._logger.flush()
+
+    def __enter__(self) -> RecallRetriever:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        documents = self.retriever.invoke(
+            query, config={"callbacks": run_manager.get_child()}, **kwargs
+        )
+        job = self._job(query, documents, run_manager)
+        if job is not None:
+            self._submit(*job)
+        return documents
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        documents = await self.retriever.ainvoke(
+            query, config={"callbacks": run_manager.get_child()}, **kwargs
+        )
+        job = self._job(query, documents, run_manager)
+        if job is not None:
+            if self.inline:
+                await run_in_executor(None, self._submit, *job)
+            else:
+                self._submit(*job)
+        return documents
+
+    def _job(
+        self,
+        query: str,
+        documents: list[Document],
+        run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
+    ) -> tuple[Sample, str, dict[str, Any]] | None:
+        """The sample to score, or None (counted) when no reference is known."""
+        with self._lock:
+            self._stats.retrievals += 1
+        try:
+            reference = as_reference(query, run_manager.metadata.get(self.reference_key))
+            if reference is None and self._references:
+                reference = self._references.lookup(query)
+            if reference is None:
+                with self._lock:
+                    self._stats.no_reference += 1
+                return None
+            sample = reference.model_copy(
+                update={"retrieved_contexts": documents_to_chunks(documents)}
+            )
+        except Exception:
+            self._failed(run_manager.run_id)
+            return None
+        parent = run_manager.parent_run_id
+        extra = {
+            "parent_run_id": str(parent) if parent else None,
+            "retriever": self.name or self.retriever.get_name(),
+        }
+        return sample, str(run_manager.run_id), extra
+
+    def _submit(self, sample: Sample, run_id: str, extra: dict[str, Any]) -> None:
+        try:
+            self._logger.submit(sample, run_id=run_id, extra=extra)
+        except Exception:
+            self._failed(run_id)
+            return
+        with self._lock:
+            self._stats.submitted += 1
+
+    def _failed(self, run_id: object) -> None:
+        """Scoring must never break retrieval: count, log, go on."""
+        with self._lock:
+            self._stats.errors += 1
+        log.exception("ragrecall: could not submit the retrieval of run %s", run_id)

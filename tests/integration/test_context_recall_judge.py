@@ -1,0 +1,46 @@
+"""ContextRecall end to end on the real embedded judge (seconds per test on two cores)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragrecall import ClaimCache, ContextRecall, LocalJudge, evaluate
+
+pytestmark = pytest.mark.judge
+
+SAMPLE = {
+    "user_input": "When was the Eiffel Tower completed, and where is it?",
+    "reference": "The Eiffel Tower was completed in 1889. The Eiffel Tower is in Rome.",
+    "retrieved_contexts": [
+        {"id": "fruit", "text": "Bananas are rich in potassium and grow in tropical regions."},
+        {"id": "tower", "text": "The Eiffel Tower stands in Paris. It was completed in 1889 "
+                                "for the World's Fair."},
+    ],
+}
+
+
+def test_supported_and_unsupported_claims_with_evidence(local_judge: LocalJudge) -> None:
+    result = ContextRecall(local_judge, claims="sentences", cache=ClaimCache()).score(SAMPLE)
+    assert result.status == "scored" and result.score == 0.5
+    supported, unsupported = result.verdicts
+    assert supported.attributed and supported.chunk_ids == ["tower"]
+    assert supported.evidence == "It was completed in 1889 for the World's Fair."
+    assert supported.p_supported is not None and supported.p_supported > 0.5
+    assert not unsupported.attributed
+    assert unsupported.p_supported is not None and unsupported.p_supported < 0.5
+    assert result.missing == ["The Eiffel Tower is in Rome."]
+    # The chunks come first and are identical for both claims: the second reuses the cache.
+    assert result.usage.calls == 2 and result.usage.cached_tokens > 0
+    assert result.judge is not None and result.judge.provider == "ragrecall-local"
+
+
+def test_atomic_decomposition_and_batch(local_judge: LocalJudge) -> None:
+    metric = ContextRecall(local_judge, cache=ClaimCache())
+    report = evaluate([SAMPLE, {**SAMPLE, "retrieved_contexts": []}], [metric])
+    first, empty = report.results["context_recall"]
+    assert first.status == "scored" and 2 <= len(first.claims) <= 4
+    assert any("1889" in c for c in first.claims) and any("Rome" in c for c in first.claims)
+    rome = next(v for v in first.verdicts if "Rome" in v.claim)
+    assert not rome.attributed
+    assert empty.score == 0.0 and empty.reason == "no retrieved contexts"
+    assert empty.claims == first.claims  # decomposed once, from the cache
