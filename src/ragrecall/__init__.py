@@ -5,6 +5,7 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 """
 
 from ._attribution import attribution_chain
+from ._chunk_recall import ChunkRecall
 from ._context_recall import ContextRecall, default_claim_cache
 from ._data import load_samples
 from ._decompose import ClaimCache, decomposition_chain
@@ -21,7 +22,27 @@ from ._judges import resolve_judge
 from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
 from ._logger import LoggerStats, RecallLogger
 from ._metric import Metric
-from ._schemas import Chunk, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
+from ._precision import ContextPrecision, RecallPrecision
+from ._question_recall import QuestionRecall
+from ._response_recall import ResponseRecall
+from ._retrieval_recall import RetrievalRecall
+from ._schemas import (
+    Chunk,
+    ChunkRecallResult,
+    ChunkRelevance,
+    ChunkVerdict,
+    ClaimVerdict,
+    JudgeInfo,
+    PrecisionResult,
+    QuestionRecallResult,
+    RecallPrecisionResult,
+    RecallResult,
+    RelevantItem,
+    RetrievalResult,
+    Sample,
+    SubQuestionVerdict,
+    Usage,
+)
 from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, SQLiteSink
 from ._structured import structured
 
@@ -31,8 +52,13 @@ __all__ = [
     "DEFAULT_MODEL",
     "CallableSink",
     "Chunk",
+    "ChunkRecall",
+    "ChunkRecallResult",
+    "ChunkRelevance",
+    "ChunkVerdict",
     "ClaimCache",
     "ClaimVerdict",
+    "ContextPrecision",
     "ContextRecall",
     "EvaluationReport",
     "JsonlSink",
@@ -46,15 +72,25 @@ __all__ = [
     "ModelInfo",
     "ModelIntegrityError",
     "Policy",
+    "PrecisionResult",
+    "QuestionRecall",
+    "QuestionRecallResult",
     "RagrecallError",
     "RecallLogger",
+    "RecallPrecision",
+    "RecallPrecisionResult",
     "RecallRecord",
     "RecallResult",
+    "RelevantItem",
+    "ResponseRecall",
+    "RetrievalRecall",
+    "RetrievalResult",
     "SQLiteSink",
     "Sample",
     "SampleError",
     "ScoredSample",
     "Sink",
+    "SubQuestionVerdict",
     "Usage",
     "__version__",
     "aevaluate",

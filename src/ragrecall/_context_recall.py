@@ -72,7 +72,9 @@ class ContextRecall(Metric):
         self._strategy = strategy
         self._evidence = evidence
         self.threshold = threshold
-        self.cache = cache or (ClaimCache(cache_path) if cache_path else _SHARED_CACHE)
+        if cache is None:
+            cache = ClaimCache(cache_path) if cache_path else _SHARED_CACHE
+        self.cache = cache
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
         self.attribution_prompt = attribution_prompt
@@ -153,8 +155,3 @@ class ContextRecall(Metric):
             verdicts=verdicts,
             missing=[v.claim for v in verdicts if not v.attributed],
         )
-
-    def judge_id(self) -> str:
-        judge = self.judge
-        model = getattr(judge, "model_name", None) or getattr(judge, "model", None)
-        return f"{judge._llm_type}:{model}"

@@ -82,6 +82,12 @@ class Metric(ABC):
             }
         )
 
+    def judge_id(self) -> str:
+        """Provider and model: part of cache keys, so two judges never share claims."""
+        judge = self.judge
+        model = getattr(judge, "model_name", None) or getattr(judge, "model", None)
+        return f"{judge._llm_type}:{model}"
+
     @abstractmethod
     def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
         """The metric's logic: yield judge calls, return the result."""

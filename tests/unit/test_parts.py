@@ -11,12 +11,16 @@ from ragrecall._drive import is_transient, retry_after
 from ragrecall._evidence import best_sentence, quote_in, split_sentences
 from ragrecall._structured import extract_json
 
-
 PUBLIC = [
     "CallableSink",
     "Chunk",
+    "ChunkRecall",
+    "ChunkRecallResult",
+    "ChunkRelevance",
+    "ChunkVerdict",
     "ClaimCache",
     "ClaimVerdict",
+    "ContextPrecision",
     "ContextRecall",
     "DEFAULT_MODEL",
     "EvaluationReport",
@@ -31,17 +35,26 @@ PUBLIC = [
     "ModelInfo",
     "ModelIntegrityError",
     "Policy",
+    "PrecisionResult",
+    "QuestionRecall",
+    "QuestionRecallResult",
     "RagrecallError",
     "RecallLogger",
+    "RecallPrecision",
+    "RecallPrecisionResult",
     "RecallRecord",
     "RecallResult",
+    "RelevantItem",
+    "ResponseRecall",
+    "RetrievalRecall",
+    "RetrievalResult",
     "SQLiteSink",
     "Sample",
     "SampleError",
     "ScoredSample",
     "Sink",
+    "SubQuestionVerdict",
     "Usage",
-    "__version__",
     "aevaluate",
     "astream",
     "attribution_chain",
@@ -52,6 +65,7 @@ PUBLIC = [
     "resolve_judge",
     "resolve_model",
     "structured",
+    "__version__",
 ]
 
 

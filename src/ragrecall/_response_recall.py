@@ -1,0 +1,36 @@
+"""Response recall: the share of the reference's claims that the generated response states.
+
+ContextRecall with one change: the passages are the response (one chunk, id ``"response"``)
+instead of the retrieved contexts. Decomposition, claim cache, strategies, evidence checks and
+prompts are ContextRecall's, so claims decomposed for one metric are reused by the other.
+"""
+
+from __future__ import annotations
+
+from ._context_recall import ContextRecall
+from ._drive import Steps
+from ._schemas import Chunk, RecallResult, Sample, Usage
+
+__all__ = ["RESPONSE_CHUNK_ID", "ResponseRecall"]
+
+RESPONSE_CHUNK_ID = "response"
+
+
+class ResponseRecall(ContextRecall):
+    """How much of the expected answer did the model actually say?
+
+    Score = reference claims stated by ``response`` / reference claims. Each verdict cites the
+    chunk ``"response"`` with the supporting sentence (or the judge's verified quote) of the
+    response; ``missing`` lists the claims the response leaves out. Same arguments as
+    ContextRecall; an empty response is unscorable.
+    """
+
+    name = "response_recall"
+
+    def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
+        response = (sample.response or "").strip()
+        if not response:
+            return self.unscorable("no response to check the reference's claims against")
+        chunk = Chunk(id=RESPONSE_CHUNK_ID, text=response, rank=1)
+        as_passages = sample.model_copy(update={"retrieved_contexts": [chunk]})
+        return (yield from super()._steps(as_passages, usage))

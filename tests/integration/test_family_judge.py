@@ -1,0 +1,120 @@
+"""The recall family with the real embedded judge, on tiny samples (one shared judge).
+
+Slow (a minute or two on two cores): run with ``pytest -m judge``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import ragrecall
+from ragrecall._chunk_recall import ChunkRecall
+from ragrecall._errors import JudgeModelError
+from ragrecall._local import resolve_model
+from ragrecall._precision import ContextPrecision, RecallPrecision
+from ragrecall._question_recall import QuestionRecall
+from ragrecall._response_recall import ResponseRecall
+from ragrecall._schemas import (
+    ChunkRecallResult,
+    PrecisionResult,
+    QuestionRecallResult,
+    RecallPrecisionResult,
+)
+
+pytestmark = pytest.mark.judge
+
+PARIS = "The Eiffel Tower is in Paris, France."
+BUILT = "The Eiffel Tower was completed in 1889."
+BANANAS = "Bananas are rich in potassium."
+CLAIMS = ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."]
+QUESTION = "Where is the Eiffel Tower, and when was it completed?"
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[Any]:
+    try:
+        resolve_model()
+    except JudgeModelError as exc:
+        pytest.skip(f"no judge model: {exc}")
+    judge = ragrecall.LocalJudge()
+    yield judge
+    judge._server.stop()
+
+
+def test_response_recall(judge: Any) -> None:
+    sample = {
+        "user_input": QUESTION,
+        "reference_claims": CLAIMS,
+        "response": "The Eiffel Tower stands in Paris.",
+    }
+    result = ResponseRecall(judge, cache=ragrecall.ClaimCache()).score(sample)
+    assert result.status == "scored", result.reason
+    assert result.missing == [CLAIMS[1]]
+    assert result.verdicts[0].chunk_ids == ["response"]
+
+
+def test_chunk_recall(judge: Any) -> None:
+    sample = {
+        "user_input": QUESTION,
+        "response": "The Eiffel Tower is in Paris.",
+        "retrieved_contexts": [PARIS, BUILT, BANANAS],
+    }
+    result = ChunkRecall(judge).score(sample)
+    assert isinstance(result, ChunkRecallResult) and result.status == "scored", result.reason
+    paris, built, bananas = result.chunks
+    assert paris.relevant and paris.reflected
+    assert built.relevant and not built.reflected and built.missing
+    assert not bananas.relevant
+    assert result.score == 0.5
+
+
+@pytest.fixture(scope="module")
+def question_recall(judge: Any) -> QuestionRecallResult:
+    sample = {"user_input": QUESTION, "retrieved_contexts": [PARIS, BANANAS]}
+    result = QuestionRecall(judge, cache=ragrecall.ClaimCache()).score(sample)
+    assert isinstance(result, QuestionRecallResult)
+    return result
+
+
+def test_question_recall(question_recall: QuestionRecallResult) -> None:
+    result = question_recall
+    assert result.status == "scored", result.reason
+    assert len(result.sub_questions) == 2
+    where = next(s for s in result.sub_questions if "where" in s.question.lower())
+    assert where.answerable and where.chunk_ids == ["1"]
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="the embedded 1.5B judge tends to call a sub-question answerable from a passage on "
+    "the same subject (here: 'when was it completed?' from the passage saying where it is)",
+)
+def test_question_recall_rejects_the_unanswered_part(
+    question_recall: QuestionRecallResult,
+) -> None:
+    when = next(s for s in question_recall.sub_questions if "when" in s.question.lower())
+    assert not when.answerable and question_recall.score == 0.5
+
+
+def test_context_precision(judge: Any) -> None:
+    sample = {"user_input": QUESTION, "retrieved_contexts": [BANANAS, PARIS]}
+    result = ContextPrecision(judge).score(sample)
+    assert isinstance(result, PrecisionResult) and result.status == "scored", result.reason
+    assert [c.relevant for c in result.chunks] == [False, True]
+    assert result.score == 0.5 and result.average_precision == 0.5
+
+
+def test_recall_precision(judge: Any) -> None:
+    sample = {
+        "user_input": QUESTION,
+        "reference_claims": CLAIMS,
+        "retrieved_contexts": [PARIS, BANANAS],
+    }
+    result = RecallPrecision(judge, cache=ragrecall.ClaimCache()).score(sample)
+    assert isinstance(result, RecallPrecisionResult) and result.status == "scored", result.reason
+    assert result.recall == 0.5 and result.precision == 0.5
+    assert result.missing == [CLAIMS[1]]
+    assert result.f1 == pytest.approx(0.5)
