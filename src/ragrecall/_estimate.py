@@ -1,0 +1,180 @@
+"""Dry-run cost estimates: judge calls and tokens before any judge is called."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._attribution import estimate_tokens, pack, render
+from ._decompose import clean_claims
+from ._evidence import split_sentences
+from ._judges import DEFAULT_CONTEXT_WINDOW
+from ._prompts import BATCHED_PROMPT, DECOMPOSE_PROMPT, PER_CLAIM_PROMPT, PER_CLAIM_QUOTE_PROMPT
+from ._schemas import Chunk, Sample
+
+__all__ = ["PRICES", "Estimate", "estimate_cost", "known_price"]
+
+# USD per million tokens (input, output), list prices as of mid-2025; override with
+# --price-in / --price-out. Matched by the longest prefix of the model name.
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1": (2.00, 8.00),
+    "claude-3-5-haiku": (0.80, 4.00),
+    "claude-3-haiku": (0.25, 1.25),
+    "claude-3-5-sonnet": (3.00, 15.00),
+    "claude-sonnet-4": (3.00, 15.00),
+    "claude-opus-4": (15.00, 75.00),
+}
+
+
+# ------------------------------------------------------------------
+
+
+@dataclass
+class Estimate:
+    """Estimated judge work. ``exact``: the call count is exact for a judge whose replies are
+    all valid (no re-asks); otherwise it is an estimate or an upper bound (see ``notes``)."""
+
+    samples: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    exact: bool = True
+    notes: set[str] = field(default_factory=set)
+
+    def price(self, price_in: float, price_out: float) -> float:
+        return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
+
+
+def _prompt_tokens(prompt: Any, **inputs: Any) -> int:
+    return sum(estimate_tokens(str(m.content)) + 4 for m in prompt.format_messages(**inputs))
+
+
+def estimate_cost(
+    samples: Sequence[Sample],
+    metrics: Sequence[str],
+    *,
+    claims: str = "atomic",
+    strategy: str = "batched",
+    evidence: str = "quote",
+    window_tokens: int = DEFAULT_CONTEXT_WINDOW,
+    repeats: int = 1,
+) -> Estimate:
+    """Judge calls and tokens for scoring ``samples`` with ``metrics``, without a judge.
+
+    Context and response recall follow the metric's own steps: one decomposition call per
+    distinct (reference, question) in atomic mode (claims are cached), then per window one
+    call per claim (per_claim) or one call (batched). In sentences mode (or with
+    ``reference_claims``) and one window per sample the count is exact; in atomic mode the
+    number of claims is estimated from the reference's sentences. The other judge metrics are
+    estimated from the number of chunks.
+    """
+    est = Estimate(samples=len(samples))
+    decomposed: set[tuple[str, str]] = set()
+    for sample in samples:
+        for name in metrics:
+            if name in ("context_recall", "response_recall", "recall_precision"):
+                _estimate_recall(
+                    est,
+                    sample,
+                    name,
+                    claims,
+                    strategy,
+                    evidence,
+                    window_tokens,
+                    decomposed,
+                    repeats,
+                )
+            if name in ("context_precision", "recall_precision", "chunk_recall"):
+                chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+                windows = len(pack(chunks, window_tokens)) if chunks else 0
+                calls = len(chunks) if strategy == "per_claim" else windows
+                text = sum(estimate_tokens(c.text) for c in chunks)
+                extra = estimate_tokens((sample.user_input or "") + (sample.reference or ""))
+                est.calls += calls * repeats
+                est.prompt_tokens += (text + (extra + 200) * max(calls, 1)) * repeats
+                est.completion_tokens += 30 * len(chunks) * repeats
+                est.exact = False
+                est.notes.add(f"{name}: estimated from the number of chunks")
+            if name == "question_recall":
+                chunks_text = sum(estimate_tokens(c.text) for c in sample.retrieved_contexts)
+                subs = max(1, (sample.user_input or "").count(" and ") + 1)
+                est.calls += (1 + subs) * repeats
+                est.prompt_tokens += (300 + subs * (chunks_text + 200)) * repeats
+                est.completion_tokens += (40 + 40 * subs) * repeats
+                est.exact = False
+                est.notes.add("question_recall: sub-questions estimated from the question")
+    return est
+
+
+def _estimate_recall(
+    est: Estimate,
+    sample: Sample,
+    name: str,
+    claims_mode: str,
+    strategy: str,
+    evidence: str,
+    window_tokens: int,
+    decomposed: set[tuple[str, str]],
+    repeats: int,
+) -> None:
+    chunks: list[Chunk]
+    if name == "response_recall":
+        response = (sample.response or "").strip()
+        if not response:
+            return  # unscorable before any call
+        chunks = [Chunk(id="response", text=response)]
+    else:
+        chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+    claims = clean_claims(sample.reference_claims or [])
+    if not claims:
+        reference = (sample.reference or "").strip()
+        if not reference:
+            return
+        claims = clean_claims(split_sentences(reference))
+        if claims_mode == "atomic":
+            est.exact = False
+            est.notes.add("atomic claims: their number is estimated from the sentences")
+            cache_key = (reference, sample.user_input or "")
+            if cache_key not in decomposed:  # decomposed once: claims are cached
+                decomposed.add(cache_key)
+                est.calls += 1
+                est.prompt_tokens += _prompt_tokens(
+                    DECOMPOSE_PROMPT, question=sample.user_input or "", reference=reference
+                )
+                est.completion_tokens += estimate_tokens(reference) + 10
+    if not chunks or not claims:
+        return
+    windows = pack(chunks, window_tokens)
+    if len(windows) > 1:
+        est.exact = False
+        est.notes.add("contexts span several judge windows: calls are an upper bound")
+    for window in windows:
+        passages = render(window)
+        if strategy == "batched":
+            listed = "\n".join(f"{n}. {c}" for n, c in enumerate(claims, start=1))
+            est.calls += repeats
+            est.prompt_tokens += (
+                _prompt_tokens(BATCHED_PROMPT, passages=passages, claims=listed) * repeats
+            )
+            est.completion_tokens += sum(25 + estimate_tokens(c) for c in claims) * repeats
+        else:
+            prompt = PER_CLAIM_QUOTE_PROMPT if evidence == "quote" else PER_CLAIM_PROMPT
+            reply = 15 if evidence == "align" else 40
+            est.calls += len(claims) * repeats
+            est.prompt_tokens += (
+                sum(_prompt_tokens(prompt, passages=passages, claim=c) for c in claims) * repeats
+            )
+            est.completion_tokens += reply * len(claims) * repeats
+
+
+def known_price(judge: str | None) -> tuple[float, float] | None:
+    if not judge or ":" not in judge:
+        return None
+    model = judge.partition(":")[2]
+    matches = [name for name in PRICES if model.startswith(name)]
+    return PRICES[max(matches, key=len)] if matches else None

@@ -1,0 +1,178 @@
+"""An append-only JSONL store of finished samples: nothing lost on a crash, resumable.
+
+One line per sample, written as soon as the sample finishes (write, flush, fsync)::
+
+    {"key": "<Sample.key()>", "index": 3, "sample": {...},
+     "results": {"context_recall": {...RecallResult...}},
+     "runs": {"context_recall": [1.0, 0.5, 1.0]}}      # only with --repeats N > 1
+
+A kill can only tear the last line; ``ResultsFile.open`` cuts a torn last line away before
+appending, so the file never holds a half-written line, and the keys already present are
+skipped on resume, so it never holds a duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ._errors import SampleError
+from ._schemas import RecallResult, Sample
+
+__all__ = ["Record", "ResultsFile", "read_records", "sample_score"]
+
+
+@dataclass
+class Record:
+    """One finished sample: its key and input row index, the sample, results per metric and,
+    with repeats, each run's score per metric (None for an unscorable run)."""
+
+    key: str
+    index: int
+    sample: Sample
+    results: dict[str, RecallResult]
+    runs: dict[str, list[float | None]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        results = {name: r.model_dump(mode="json") for name, r in self.results.items()}
+        value: dict[str, Any] = {
+            "key": self.key,
+            "index": self.index,
+            "sample": self.sample.model_dump(mode="json", exclude_none=True),
+            "results": results,
+        }
+        if self.runs:
+            value["runs"] = self.runs
+        return json.dumps(value, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> Record:
+        return cls(
+            key=str(value["key"]),
+            index=int(value["index"]),
+            sample=Sample.model_validate(value["sample"]),
+            results={name: RecallResult.model_validate(r) for name, r in value["results"].items()},
+            runs={name: list(runs) for name, runs in (value.get("runs") or {}).items()},
+        )
+
+    def score(self, metric: str) -> float | None:
+        """The sample's score for ``metric`` (the mean over its scored runs, with repeats)."""
+        return sample_score(self, metric)
+
+
+def sample_score(record: Record, metric: str) -> float | None:
+    runs = [s for s in record.runs.get(metric, []) if s is not None]
+    if runs:
+        return sum(runs) / len(runs)
+    result = record.results.get(metric)
+    return None if result is None else result.score
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """Every complete record of a results file (a torn last line is ignored, not repaired)."""
+    records, _ = _scan(Path(path))
+    return records
+
+
+def _scan(path: Path) -> tuple[list[Record], int]:
+    """Records and the byte length of the file's good part: every complete line. A last line
+    without its newline is a torn write (the newline is the last byte written) and is left out.
+    """
+    data = path.read_bytes()
+    good = data.rfind(b"\n") + 1
+    records: list[Record] = []
+    for number, line in enumerate(data[:good].split(b"\n")[:-1], start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError) as err:
+            raise SampleError(f"{path}:{number}: not a ragrecall results line: {err}") from err
+    return records, good
+
+
+class ResultsFile:
+    """Append records to ``path`` durably; on open, repair a torn tail and load what is done.
+
+    Use as a context manager::
+
+        with ResultsFile.open("results.jsonl", metrics=["context_recall"]) as out:
+            if sample.key() not in out.done: ...
+            out.append(record)
+    """
+
+    def __init__(self, path: Path, records: list[Record], handle: IO[bytes]):
+        self.path = path
+        self.records = records
+        self.done: set[str] = {r.key for r in records}
+        self.repaired = False
+        self._handle = handle
+
+    @classmethod
+    def open(
+        cls, path: str | Path, *, metrics: Sequence[str] | None = None, repeats: int = 1
+    ) -> ResultsFile:
+        """Open for appending. Raises SampleError when the file holds other metrics or repeats
+        than this run asks for (resuming would mix two configurations)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        records: list[Record] = []
+        repaired = False
+        if path.exists():
+            records, good = _scan(path)
+            if good < path.stat().st_size:
+                with path.open("r+b") as f:
+                    f.truncate(good)
+                    f.flush()
+                    os.fsync(f.fileno())
+                repaired = True
+            _check_compatible(path, records, metrics, repeats)
+        out = cls(path, records, path.open("ab"))
+        out.repaired = repaired
+        return out
+
+    def append(self, record: Record) -> None:
+        """Write one line and make it durable before returning."""
+        if record.key in self.done:
+            return
+        self._handle.write((record.to_json() + "\n").encode("utf-8"))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self.done.add(record.key)
+        self.records.append(record)
+
+    def extend(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.append(record)
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> ResultsFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_compatible(
+    path: Path, records: list[Record], metrics: Sequence[str] | None, repeats: int
+) -> None:
+    if not records:
+        return
+    first = records[0]
+    if metrics is not None and set(first.results) != set(metrics):
+        raise SampleError(
+            f"{path} holds results for {sorted(first.results)}, not {sorted(metrics)}; "
+            "resume with the same --metric options or write to another --out file"
+        )
+    had = max((len(runs) for runs in first.runs.values()), default=1)
+    if had != repeats:
+        raise SampleError(
+            f"{path} was written with --repeats {had}, not {repeats}; resume with the same "
+            "options or write to another --out file"
+        )

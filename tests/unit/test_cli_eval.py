@@ -1,0 +1,336 @@
+"""`ragrecall eval`: exit codes, resume, budgets, dry-run estimates, repeats, inputs.
+
+The judge is a fake chosen with ``--judge-factory MODULE:CALLABLE``: ``fakes:ScriptedJudge``
+(the keyword judge of tests/fakes.py), or factories of a module this file puts in sys.modules.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import re
+import sys
+import types
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import ScriptedJudge, keyword_reply
+from langchain_core.messages import BaseMessage
+
+from ragrecall import Sample
+from ragrecall._cli_eval import parse_column_map
+from ragrecall._estimate import estimate_cost
+from ragrecall._results_file import read_records
+from ragrecall.cli import main
+
+KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
+
+
+def rows(n: int, nonce: str | None = None) -> list[dict[str, Any]]:
+    """Sample i: 3 claims; chunks support "Cats purr" always, "Dogs bark" unless i % 3 == 0."""
+    tag = nonce or uuid.uuid4().hex[:8]
+    out = []
+    for i in range(n):
+        chunks = [f"Cats purr {tag} {i} loudly."]
+        if i % 3:
+            chunks.append(f"Dogs bark {tag} {i} at night.")
+        out.append(
+            {
+                "question": f"What do animals do ({i})?",
+                "ground_truth": f"Cats purr {tag} {i}. Dogs bark {tag} {i}. Birds sing {tag} {i}.",
+                "contexts": chunks,
+                "answer": f"Cats purr {tag} {i}.",
+            }
+        )
+    return out
+
+
+def write_jsonl(path: Path, data: Sequence[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in data))
+    return path
+
+
+def run(*argv: str | Path) -> int:
+    return main(["eval", *map(str, argv)])
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps tables at the terminal width
+
+
+@pytest.fixture
+def judges(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module ``cli_test_judges`` with a noisy judge (seeded coin flips for claims)."""
+    module = types.ModuleType("cli_test_judges")
+    rng = random.Random(0)
+
+    def noisy_reply(messages: Sequence[BaseMessage]) -> Any:
+        reply = keyword_reply(messages)
+        if "verdicts" in reply:
+            for v in reply["verdicts"]:
+                if rng.random() < 0.5:
+                    v.update(supported=False, passage=0, quote="")
+        return reply
+
+    module.noisy = lambda: ScriptedJudge(reply=noisy_reply)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cli_test_judges", module)
+    yield "cli_test_judges"
+
+
+def test_parse_column_map() -> None:
+    assert parse_column_map("gold=reference, ctx = retrieved_contexts") == {
+        "gold": "reference",
+        "ctx": "retrieved_contexts",
+    }
+    assert parse_column_map('{"gold": "reference"}') == {"gold": "reference"}
+    assert parse_column_map(None) is None
+    with pytest.raises(ValueError, match="column=field"):
+        parse_column_map("gold")
+
+
+def test_passes_saves_every_sample_and_resumes_without_judging_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(6))
+    out = tmp_path / "r.jsonl"
+    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out, "--threshold", "0.5") == 0
+    records = read_records(out)
+    assert sorted(r.index for r in records) == list(range(6))
+    assert [r.score("context_recall") for r in sorted(records, key=lambda r: r.index)] == [
+        pytest.approx(x) for x in [1 / 3, 2 / 3, 2 / 3] * 2
+    ]
+    assert "PASS" in capsys.readouterr().out
+    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out) == 0
+    captured = capsys.readouterr()
+    assert "resuming: 6 samples already" in captured.err
+    assert "judge calls 0" in captured.out
+    assert len(out.read_text().splitlines()) == 6
+
+
+def test_exit_1_below_threshold_prints_the_lowest_samples_with_missing_claims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
+    assert run(data, *KEYWORD, "--claims", "sentences", "--threshold", "0.9") == 1
+    out = capsys.readouterr().out
+    assert "FAIL context_recall mean 0.556 is below the threshold 0.9" in out
+    assert "missing Birds sing t1 0." in out and "the judge found no support" in out
+
+
+def test_exit_1_when_too_many_samples_are_unscorable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", [*rows(3), {"question": "q", "ground_truth": ""}])
+    assert run(data, *KEYWORD, "--claims", "sentences") == 1
+    out = capsys.readouterr().out
+    assert "25.0% unscorable exceeds --max-unscorable 5.0%" in out
+    assert "reference is empty" in out
+    assert run(data, *KEYWORD, "--claims", "sentences", "--max-unscorable", "0.3") == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "rows_", "message"),
+    [
+        ((), [{"question": "q", "contexts": "one string"}], "row 0, field 'contexts'"),
+        (("--column-map", "gold"), rows(1), "column=field"),
+        (("--column-map", "gold=reference"), rows(1), "column_map names missing columns"),
+        (("--repeats", "0"), rows(1), "--repeats must be at least 1"),
+        (("--judge-factory", "no_such_module:x"), rows(1), "No module named"),
+    ],
+)
+def test_exit_2_on_bad_data_or_options(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: tuple[str, ...],
+    rows_: list[dict[str, Any]],
+    message: str,
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows_)
+    factory = () if "--judge-factory" in extra else KEYWORD
+    assert run(data, *factory, *extra) == 2
+    assert message in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_exit_2_names_the_file_of_a_bad_row_in_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_jsonl(tmp_path / "a.jsonl", rows(2))
+    write_jsonl(tmp_path / "b.jsonl", [{"question": "q", "contexts": "one string"}])
+    assert run(tmp_path, *KEYWORD) == 2
+    assert "(b.jsonl, row 0)" in capsys.readouterr().err.replace("\n", " ")
+    assert run(tmp_path / "nothing.jsonl", *KEYWORD) == 2
+
+
+def test_a_directory_of_jsonl_and_csv_with_limit_and_column_map(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    first, second = rows(2), rows(2)
+    write_jsonl(
+        data / "a.jsonl",
+        [{"gold" if k == "ground_truth" else k: v for k, v in r.items()} for r in first],
+    )
+    with (data / "b.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, ["question", "gold", "contexts"])
+        writer.writeheader()
+        for r in second:
+            writer.writerow(
+                {
+                    "question": r["question"],
+                    "gold": r["ground_truth"],
+                    "contexts": json.dumps(r["contexts"]),
+                }
+            )
+    out = tmp_path / "r.jsonl"
+    args: list[str | Path] = [
+        data,
+        *KEYWORD,
+        "--claims",
+        "sentences",
+        "--column-map",
+        "gold=reference",
+    ]
+    assert run(*args, "--out", out, "--limit", "3", "--max-unscorable", "1") == 0
+    records = read_records(out)
+    assert sorted(r.index for r in records) == [0, 1, 2]
+    assert all(r.results["context_recall"].status == "scored" for r in records)
+
+
+def test_budget_stops_submitting_keeps_what_finished_and_resume_completes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(8))
+    out = tmp_path / "r.jsonl"
+    common: list[str | Path] = [
+        data,
+        *KEYWORD,
+        "--claims",
+        "sentences",
+        "--out",
+        out,
+        "--concurrency",
+        "1",
+    ]
+    assert run(*common, "--max-calls", "3") == 3
+    assert "stopped at the budget" in capsys.readouterr().out
+    assert len(read_records(out)) == 3  # one batched call per sample, nothing in flight
+    assert run(*common) == 0
+    keys = [r.key for r in read_records(out)]
+    assert len(keys) == 8 == len(set(keys))
+
+
+def test_duplicate_rows_are_scored_once(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2, "dup") * 2)
+    out = tmp_path / "r.jsonl"
+    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out) == 0
+    assert len(read_records(out)) == 2
+
+
+def calls_in(out: Path) -> int:
+    return sum(r.usage.calls for rec in read_records(out) for r in rec.results.values())
+
+
+def dry_run_calls(text: str) -> tuple[str, int]:
+    found = re.search(r"judge calls\s*│\s*(~?)(\d+)", text)
+    assert found, text
+    return found.group(1), int(found.group(2))
+
+
+@pytest.mark.parametrize(
+    ("claims", "strategy", "metrics", "exact"),
+    [
+        ("sentences", "batched", ["context_recall"], True),
+        ("sentences", "per_claim", ["context_recall"], True),
+        ("sentences", "per_claim", ["context_recall", "response_recall"], True),
+        ("atomic", "batched", ["context_recall", "response_recall"], False),
+        ("atomic", "per_claim", ["context_recall"], False),
+    ],
+)
+def test_dry_run_estimate_matches_the_real_call_count(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    claims: str,
+    strategy: str,
+    metrics: list[str],
+    exact: bool,
+) -> None:
+    nonce = uuid.uuid4().hex[:8]
+    data = [*rows(7, nonce), {"question": "q", "ground_truth": f"None {nonce}.", "contexts": []}]
+    path = write_jsonl(tmp_path / "d.jsonl", data)
+    args: list[str | Path] = [
+        path,
+        *KEYWORD,
+        "--claims",
+        claims,
+        "--strategy",
+        strategy,
+        "--max-unscorable",
+        "1",
+    ]
+    for m in metrics:
+        args += ["--metric", m]
+    assert run(*args, "--dry-run") == 0
+    text = capsys.readouterr().out
+    qualifier, estimate = dry_run_calls(text)
+    assert (qualifier == "") == exact
+    assert ("an estimate" in text) == (not exact)
+    out = tmp_path / "r.jsonl"
+    assert run(*args, "--out", out) == 0
+    # The keyword judge splits like the sentence splitter, so even atomic estimates are exact.
+    assert estimate == calls_in(out)
+
+
+def test_dry_run_prices_known_models_and_given_prices(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    samples = [Sample.model_validate(r) for r in rows(2)]
+    est = estimate_cost(samples, ["context_recall"], claims="sentences")
+    assert est.calls == 2 and est.exact and est.prompt_tokens > 0
+    assert est.price(1.0, 2.0) == pytest.approx(
+        (est.prompt_tokens + 2 * est.completion_tokens) / 1e6
+    )
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2))
+    assert run(data, "--judge", "openai:gpt-4o-mini", "--dry-run") == 0
+    assert "at 0.15/0.6 per M tokens" in capsys.readouterr().out
+    assert run(data, *KEYWORD, "--dry-run", "--price-in", "3", "--price-out", "15") == 0
+    assert "at 3.0/15.0 per M tokens" in capsys.readouterr().out
+
+
+def test_repeats_record_every_run_and_report_the_spread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], judges: str
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(6))
+    out = tmp_path / "r.jsonl"
+    args: list[str | Path] = [
+        data,
+        "--judge-factory",
+        f"{judges}:noisy",
+        "--claims",
+        "sentences",
+        "--out",
+        out,
+    ]
+    assert run(*args, "--repeats", "4") == 0
+    text = capsys.readouterr().out
+    assert "noisiest samples across repeats" in text and "judge noise" in text
+    records = read_records(out)
+    assert all(len(r.runs["context_recall"]) == 4 for r in records)
+    assert any(len(set(r.runs["context_recall"])) > 1 for r in records)
+    for r in records:
+        runs = r.runs["context_recall"]
+        assert r.score("context_recall") == pytest.approx(sum(runs) / 4)  # type: ignore[arg-type]
+        assert r.results["context_recall"].usage.calls == 4
+    assert run(*args) == 2  # resuming with other repeats is refused
+
+
+def test_html_report_and_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(3))
+    report = tmp_path / "report.html"
+    assert run(data, *KEYWORD, "--claims", "sentences", "--report", report, "--progress") == 0
+    assert "scoring" in capsys.readouterr().err
+    html = report.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<mark>" in html

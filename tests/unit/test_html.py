@@ -1,0 +1,144 @@
+"""HTML reports: self-contained, everything escaped; rendered in headless Chromium if present."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from ragrecall import ClaimVerdict, RecallResult, Sample
+from ragrecall._compare import compare_records
+from ragrecall._html import compare_report, eval_report, highlight, histogram_svg
+from ragrecall._results_file import Record
+
+HOSTILE = '<script>alert(1)</script> "quoted" & <img src=x onerror=alert(2)>'
+
+
+class Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(html: str) -> Collector:
+    collector = Collector()
+    collector.feed(html)
+    return collector
+
+
+def hostile_record(index: int = 0, score: float = 0.5) -> Record:
+    sample = Sample(
+        user_input=f"Which <b>tag</b>? {index}",
+        reference="Cats purr. Dogs fly.",
+        retrieved_contexts=[{"id": "c<1>", "text": f"Cats purr loudly. {HOSTILE}"}],
+    )
+    verdicts = [
+        ClaimVerdict(
+            claim="Cats purr.",
+            attributed=True,
+            chunk_ids=["c<1>"],
+            evidence="cats  PURR",
+            evidence_verified=True,
+            reason="supported",
+        ),
+        ClaimVerdict(
+            claim=f"Dogs fly. {HOSTILE}", attributed=False, reason="the judge found no support"
+        ),
+    ]
+    result = RecallResult(
+        score=score,
+        status="scored",
+        claims=[v.claim for v in verdicts],
+        verdicts=verdicts,
+        missing=[verdicts[1].claim],
+    )
+    return Record(sample.key(), index, sample, {"context_recall": result})
+
+
+def test_hostile_text_is_escaped_everywhere() -> None:
+    html = eval_report(
+        [hostile_record(0), hostile_record(1, 1.0)], ["context_recall"], title=HOSTILE
+    )
+    parsed = parse(html)
+    tags = [t for t, _ in parsed.tags]
+    assert tags.count("script") == 1  # only the report's own sorting script
+    assert "img" not in tags
+    assert all(attrs for tag, attrs in parsed.tags if tag == "b")  # only our own <b class=..>
+    text = "".join(parsed.text)
+    assert "<script>alert(1)</script>" in text  # shown as text
+    assert "Which <b>tag</b>?" in text
+    # no attribute carries an event handler, no resource is loaded from anywhere
+    assert not any(k.startswith("on") for _, attrs in parsed.tags for k in attrs)
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in html
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+
+
+def test_report_parts() -> None:
+    html = eval_report([hostile_record(0), hostile_record(1, 1.0)], ["context_recall"])
+    parsed = parse(html)
+    tags = [t for t, _ in parsed.tags]
+    assert "svg" in tags and "rect" in tags
+    assert any(t == "table" and a.get("class") == "sortable" for t, a in parsed.tags)
+    assert "<mark>Cats purr</mark> loudly." in html  # evidence found ignoring case/spaces
+    assert 'id="s-1"' in html and 'href="#s-1"' in html
+
+
+def test_highlight_and_histogram() -> None:
+    assert highlight("a <b> c", "<B>") == "a <mark>&lt;b&gt;</mark> c"
+    assert highlight("abc", "zzz") == "abc"
+    svg = histogram_svg([0.0, 0.05, 1.0, 1.0], bins=10)
+    assert svg.count("<rect") == 10 and ">2</text>" in svg
+
+
+def test_compare_report_escapes_claims() -> None:
+    a = hostile_record(0, 0.5)
+    fixed = a.results["context_recall"].model_copy(update={"score": 1.0, "missing": []})
+    b = Record(a.key, 0, a.sample, {"context_recall": fixed})
+    html = compare_report(compare_records([a], [b]), "A <x>", "B")
+    parsed = parse(html)
+    assert [t for t, _ in parsed.tags].count("script") == 1
+    assert f"+ Dogs fly. {HOSTILE}" in "".join(parsed.text)
+
+
+CHROMIUM = next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
+)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
+def test_renders_in_headless_chromium(tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    page = tmp_path / "report.html"
+    page.write_text(eval_report([hostile_record(0), hostile_record(1, 1.0)], ["context_recall"]))
+    shot = tmp_path / "shot.png"
+    run = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--screenshot={shot}",
+            "--window-size=1200,1600",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shot.exists() and shot.stat().st_size > 1000, run.stderr
+    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
+    assert not [line for line in console if "error" in line.lower()], console
+    assert "Refused to" not in run.stderr  # nothing blocked by the page's own policy

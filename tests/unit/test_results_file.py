@@ -1,0 +1,94 @@
+"""The JSONL results store: durable appends, torn-tail repair, no duplicates, safe resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragrecall import RecallResult, Sample, SampleError
+from ragrecall._results_file import Record, ResultsFile, read_records
+
+
+def record(i: int, score: float | None = 0.5, runs: list[float | None] | None = None) -> Record:
+    sample = Sample(user_input=f"q{i}", reference=f"Fact {i}.", retrieved_contexts=[f"c{i}"])
+    result = (
+        RecallResult(score=score, status="scored", claims=[f"Fact {i}."])
+        if score is not None
+        else RecallResult(score=None, status="unscorable", reason="judge failed")
+    )
+    return Record(
+        sample.key(),
+        i,
+        sample,
+        {"context_recall": result},
+        {"context_recall": runs} if runs else {},
+    )
+
+
+def test_records_round_trip_and_keep_runs(tmp_path: Path) -> None:
+    path = tmp_path / "out" / "r.jsonl"
+    with ResultsFile.open(path) as out:
+        out.append(record(0))
+        out.append(record(1, None))
+        out.append(record(0))  # a key already there is not written twice
+    records = read_records(path)
+    assert [r.index for r in records] == [0, 1]
+    assert records[0].sample.key() == records[0].key
+    assert records[0].score("context_recall") == 0.5
+    assert records[1].score("context_recall") is None
+    assert path.read_text().count("\n") == 2
+
+
+def test_with_runs_the_sample_score_is_the_mean_of_the_scored_runs(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with ResultsFile.open(path, repeats=3) as out:
+        out.append(record(0, 1.0, runs=[1.0, 0.5, None]))
+    (loaded,) = read_records(path)
+    assert loaded.runs == {"context_recall": [1.0, 0.5, None]}
+    assert loaded.score("context_recall") == 0.75
+
+
+def test_every_torn_tail_is_cut_back_to_the_last_complete_line(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with ResultsFile.open(path) as out:
+        for i in range(3):
+            out.append(record(i))
+    full = path.read_bytes()
+    first_two = full[: full.index(b"\n", full.index(b"\n") + 1) + 1]
+    for cut in range(len(first_two), len(full)):  # a kill at any byte of the third write
+        path.write_bytes(full[:cut])
+        with ResultsFile.open(path) as out:
+            assert out.repaired == (cut != len(first_two))
+            assert sorted(out.done) == sorted(r.key for r in read_records(path))
+            assert len(out.done) == 2
+            out.append(record(2))
+        assert path.read_bytes() == full
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error_not_silently_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(record(0).to_json() + "\n{not json\n" + record(1).to_json() + "\n")
+    with pytest.raises(SampleError, match=r"r.jsonl:2: not a ragrecall results line"):
+        ResultsFile.open(path)
+
+
+def test_resuming_with_other_metrics_or_repeats_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with ResultsFile.open(path) as out:
+        out.append(record(0))
+    with pytest.raises(SampleError, match="holds results for"):
+        ResultsFile.open(path, metrics=["chunk_recall"])
+    with pytest.raises(SampleError, match="--repeats 1, not 3"):
+        ResultsFile.open(path, metrics=["context_recall"], repeats=3)
+    ResultsFile.open(path, metrics=["context_recall"]).close()
+
+
+def test_each_line_is_one_json_object_with_the_documented_fields(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with ResultsFile.open(path) as out:
+        out.append(record(4, runs=[0.5, 0.5]))
+    value = json.loads(path.read_text())
+    assert set(value) == {"key", "index", "sample", "results", "runs"}
+    assert value["results"]["context_recall"]["score"] == 0.5
