@@ -1,0 +1,272 @@
+"""Log recall for every query LlamaIndex runs, from its instrumentation events.
+
+``RecallCapture`` adds an event handler and a span handler to a dispatcher (the root one by
+default). The span handler keeps each open span's parent, so every retrieval can be assigned
+to the outermost query around it:
+
+* a query (``QueryStartEvent`` ... ``QueryEndEvent`` in one span, not inside another query)
+  gives one record: its response's ``source_nodes`` (or, if it has none, the nodes of the
+  retrievals inside it), and the response text;
+* a retrieval outside any query (a bare ``retriever.retrieve``, a chat engine's retrieval)
+  gives one record with its nodes; retrievals nested in it (fusion, recursive retrievers) are
+  part of it;
+* a query that fails after retrieving gives one record of what it retrieved, with the error
+  in ``extra``.
+
+A record is submitted only when the query's reference is known. The handlers only build the
+sample and call ``RecallLogger.submit``; scoring and writing happen on the logger's workers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# llama_index.core.instrumentation re-exports these without __all__ (implicit re-export).
+from llama_index.core.instrumentation import (  # type: ignore[attr-defined]
+    Dispatcher,
+    get_dispatcher,
+)
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
+from llama_index.core.instrumentation.events.query import QueryEndEvent, QueryStartEvent
+from llama_index.core.instrumentation.events.retrieval import (
+    RetrievalEndEvent,
+    RetrievalStartEvent,
+)
+from llama_index.core.instrumentation.span import BaseSpan
+from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
+from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
+from pydantic import PrivateAttr
+
+from ragrecall import RecallLogger
+
+from ._nodes import chunks_from_nodes, source_nodes
+
+__all__ = ["RecallCapture", "ReferenceLookup"]
+
+log = logging.getLogger("ragrecall")
+
+# A reference answer, or Sample fields such as {"reference": ..., "reference_ids": [...]}.
+Reference = str | Mapping[str, Any]
+ReferenceLookup = Mapping[str, Reference] | Callable[[str], Reference | None]
+
+
+@dataclass
+class _Open:
+    """A query or top-level retrieval in progress."""
+
+    kind: str  # "query" or "retrieval"
+    query: str
+    nodes: list[NodeWithScore] = field(default_factory=list)
+
+
+class RecallCapture:
+    """Log recall through ``logger`` for each query whose reference ``references`` knows.
+
+    Args:
+        logger: a ragrecall ``RecallLogger`` (its metrics and sinks decide what is scored and
+            where records go).
+        references: query text -> reference answer (or a mapping of Sample fields), as a
+            mapping or a callable returning None when unknown.
+
+    Use as a context manager (attach on enter, detach and flush the logger on exit), or call
+    ``attach()`` / ``detach()``. Records carry the query span's id as ``run_id``.
+    """
+
+    def __init__(self, logger: RecallLogger, references: ReferenceLookup) -> None:
+        self.logger = logger
+        self.references = references
+        self.submitted = 0
+        self.skipped = 0  # queries without a known reference
+        self._lock = threading.Lock()
+        self._parents: dict[str, str | None] = {}
+        self._open: dict[str, _Open] = {}
+        self._events = _EventHandler()
+        self._events._capture = self
+        self._spans = _SpanHandler()
+        self._spans._capture = self
+        self._dispatcher: Dispatcher | None = None
+
+    def attach(self, dispatcher: Dispatcher | None = None) -> RecallCapture:
+        """Listen on ``dispatcher`` (default: LlamaIndex's root dispatcher, which sees all)."""
+        if self._dispatcher is not None:
+            raise RuntimeError("this RecallCapture is already attached")
+        self._dispatcher = dispatcher or get_dispatcher()
+        self._dispatcher.add_span_handler(self._spans)
+        self._dispatcher.add_event_handler(self._events)
+        return self
+
+    def detach(self) -> None:
+        """Stop listening; queries in flight are not logged."""
+        if self._dispatcher is None:
+            return
+        if self._events in self._dispatcher.event_handlers:
+            self._dispatcher.event_handlers.remove(self._events)
+        if self._spans in self._dispatcher.span_handlers:
+            self._dispatcher.span_handlers.remove(self._spans)
+        self._dispatcher = None
+        with self._lock:
+            self._open.clear()
+            self._parents.clear()
+
+    def __enter__(self) -> RecallCapture:
+        return self.attach()
+
+    def __exit__(self, *exc: object) -> None:
+        self.detach()
+        self.logger.flush()
+
+    # -- span tree --------------------------------------------------------------------------
+
+    def _enter(self, span_id: str, parent_id: str | None) -> None:
+        with self._lock:
+            self._parents[span_id] = parent_id
+
+    def _leave(self, span_id: str, err: BaseException | None) -> None:
+        with self._lock:
+            self._parents.pop(span_id, None)
+            failed = self._open.pop(span_id, None)
+        if failed is not None and failed.nodes:
+            error = f"{type(err).__name__}: {err}" if err else "the span ended early"
+            self._submit(span_id, failed, failed.nodes, None, {"error": error})
+
+    def _root(self, span_id: str | None) -> str | None:
+        """The open query or top-level retrieval at or above ``span_id`` (lock held)."""
+        while span_id is not None:
+            if span_id in self._open:
+                return span_id
+            span_id = self._parents.get(span_id)
+        return None
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _handle(self, event: BaseEvent) -> None:
+        span_id = event.span_id
+        if isinstance(event, QueryStartEvent):
+            self._start(span_id, "query", event.query)
+        elif isinstance(event, RetrievalStartEvent):
+            self._start(span_id, "retrieval", event.str_or_query_bundle)
+        elif isinstance(event, RetrievalEndEvent):
+            with self._lock:
+                root = self._root(span_id)
+                if root is not None:
+                    self._open[root].nodes.extend(event.nodes)
+                done = self._open.pop(root) if root == span_id and root is not None else None
+            if root is None:  # a retrieval outside any span we saw start
+                done = _Open("retrieval", _query_str(event.str_or_query_bundle), event.nodes)
+            if done is not None:
+                self._submit(span_id, done, done.nodes, None, {})
+        elif isinstance(event, QueryEndEvent) and span_id is not None:
+            with self._lock:
+                ended = self._open.pop(span_id, None)
+            if ended is not None and ended.kind == "query":
+                nodes = source_nodes(event.response)
+                text = getattr(event.response, "response", None)
+                answer = text if isinstance(text, str) else None  # never drain a stream
+                self._submit(span_id, ended, ended.nodes if nodes is None else nodes, answer, {})
+
+    def _start(self, span_id: str | None, kind: str, query: QueryType) -> None:
+        """Open a record unless this span is inside a query or retrieval already open."""
+        with self._lock:
+            if span_id is not None and self._root(span_id) is None:
+                self._open[span_id] = _Open(kind, _query_str(query))
+
+    def _submit(
+        self,
+        span_id: str | None,
+        item: _Open,
+        nodes: list[NodeWithScore],
+        response: str | None,
+        extra: dict[str, Any],
+    ) -> None:
+        reference = self._reference(item.query)
+        if reference is None:
+            with self._lock:
+                self.skipped += 1
+            return
+        chunks = chunks_from_nodes(nodes)
+        sample: dict[str, Any] = {
+            "user_input": item.query,
+            "response": response,
+            "retrieved_contexts": chunks,
+            "retrieved_ids": [c.id for c in chunks],
+        }
+        sample.update({"reference": reference} if isinstance(reference, str) else reference)
+        self.logger.submit(sample, run_id=span_id, extra={"kind": item.kind, **extra})
+        with self._lock:
+            self.submitted += 1
+
+    def _reference(self, query: str) -> Reference | None:
+        if isinstance(self.references, Mapping):
+            found = self.references.get(query)
+            return found if found is not None else self.references.get(query.strip())
+        return self.references(query)
+
+
+def _query_str(query: QueryType | None) -> str:
+    if isinstance(query, QueryBundle):
+        return query.query_str
+    return str(query) if query is not None else ""
+
+
+class _EventHandler(BaseEventHandler):
+    _capture: Any = PrivateAttr(None)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "RagrecallEventHandler"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        try:
+            self._capture._handle(event)
+        except Exception:  # the dispatcher would swallow it silently; say so
+            log.exception("ragrecall: failed to capture %s", event.class_name())
+
+
+class _SpanHandler(BaseSpanHandler[BaseSpan]):
+    """Records each span's parent; keeps no spans of its own."""
+
+    _capture: Any = PrivateAttr(None)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "RagrecallSpanHandler"
+
+    def new_span(
+        self,
+        id_: str,
+        bound_args: inspect.BoundArguments,
+        instance: Any | None = None,
+        parent_span_id: str | None = None,
+        tags: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> BaseSpan | None:
+        self._capture._enter(id_, parent_span_id)
+        return None
+
+    def prepare_to_exit_span(
+        self,
+        id_: str,
+        bound_args: inspect.BoundArguments,
+        instance: Any | None = None,
+        result: Any | None = None,
+        **kwargs: Any,
+    ) -> BaseSpan | None:
+        self._capture._leave(id_, None)
+        return None
+
+    def prepare_to_drop_span(
+        self,
+        id_: str,
+        bound_args: inspect.BoundArguments,
+        instance: Any | None = None,
+        err: BaseException | None = None,
+        **kwargs: Any,
+    ) -> BaseSpan | None:
+        self._capture._leave(id_, err)
+        return None

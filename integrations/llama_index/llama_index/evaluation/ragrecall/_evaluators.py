@@ -1,0 +1,261 @@
+"""ragrecall metrics as LlamaIndex evaluators.
+
+``RecallEvaluator(metric)`` turns any ragrecall ``Metric`` into a ``BaseEvaluator``; the named
+classes build their metric from a judge. ``evaluate_response`` keeps the node ids, scores and
+metadata of ``response.source_nodes``; ``aevaluate`` also takes plain context strings, so
+``BatchEvalRunner`` works unchanged. An unscorable sample is a value: ``invalid_result=True``
+and ``invalid_reason``, never an exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
+from llama_index.core.prompts.mixin import PromptDictType
+from pydantic import Field, SerializeAsAny, ValidationError
+
+from ragrecall import (
+    Chunk,
+    ChunkRecall,
+    ContextPrecision,
+    ContextRecall,
+    Metric,
+    QuestionRecall,
+    RecallPrecision,
+    RecallResult,
+    ResponseRecall,
+    Sample,
+)
+
+from ._judge import JudgeSpec, as_judge
+from ._nodes import chunks_from_nodes, response_text, source_nodes
+
+__all__ = [
+    "ChunkRecallEvaluator",
+    "ContextPrecisionEvaluator",
+    "ContextRecallEvaluator",
+    "QuestionRecallEvaluator",
+    "RecallEvaluationResult",
+    "RecallEvaluator",
+    "RecallPrecisionEvaluator",
+    "ResponseRecallEvaluator",
+]
+
+# Keyword arguments of ``evaluate``/``aevaluate`` that become Sample fields; others are ignored,
+# as LlamaIndex evaluators ignore what they do not use.
+_SAMPLE_KWARGS = ("reference", "reference_claims", "retrieved_ids", "reference_ids")
+
+
+class RecallEvaluationResult(EvaluationResult):
+    """An ``EvaluationResult`` that also carries ragrecall's full result."""
+
+    recall: SerializeAsAny[RecallResult] | None = Field(
+        default=None,
+        description="ragrecall's result: claims, per-claim verdicts with chunk ids and quotes.",
+    )
+
+
+class RecallEvaluator(BaseEvaluator):
+    """Any ragrecall metric as a LlamaIndex evaluator.
+
+    Args:
+        metric: a ragrecall metric, e.g. ``ContextRecall(judge=...)``.
+        threshold: ``passing`` is ``score >= threshold``.
+
+    The reference answer comes as ``reference=`` (as for ``CorrectnessEvaluator``); known
+    claims as ``reference_claims=``, and ids as ``retrieved_ids=`` / ``reference_ids=``.
+    """
+
+    def __init__(self, metric: Metric, *, threshold: float = 0.5) -> None:
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+        self._metric = metric
+        self.threshold = threshold
+
+    @property
+    def metric(self) -> Metric:
+        return self._metric
+
+    def _get_prompts(self) -> PromptDictType:
+        """ragrecall's prompts are LangChain templates set on the metric, not here."""
+        return {}
+
+    def _update_prompts(self, prompts_dict: PromptDictType) -> None:
+        if prompts_dict:
+            raise ValueError(
+                f"{type(self).__name__} has no LlamaIndex prompts; pass ragrecall prompts to the "
+                "metric, e.g. ContextRecall(decompose_prompt=..., attribution_prompt=...)"
+            )
+
+    def evaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str | Chunk] | None = None,
+        **kwargs: Any,
+    ) -> RecallEvaluationResult:
+        """Score one sample; ``contexts`` are strings or ragrecall Chunks, best first."""
+        sample = self._sample(query, response, contexts, kwargs)
+        if isinstance(sample, RecallEvaluationResult):
+            return sample
+        return self._result(sample, self._metric.score(sample))
+
+    async def aevaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str | Chunk] | None = None,
+        **kwargs: Any,
+    ) -> RecallEvaluationResult:
+        """Async ``evaluate``.
+
+        The metric runs its blocking path in a worker thread: LlamaIndex runs each sync call on
+        a fresh event loop (``asyncio_run``), and a judge's async HTTP client must not outlive
+        the loop it was first used on.
+        """
+        sample = self._sample(query, response, contexts, kwargs)
+        if isinstance(sample, RecallEvaluationResult):
+            return sample
+        return self._result(sample, await asyncio.to_thread(self._metric.score, sample))
+
+    def evaluate_response(
+        self, query: str | None = None, response: Any = None, **kwargs: Any
+    ) -> RecallEvaluationResult:
+        """Score a query engine's ``Response``: its text and its ``source_nodes``."""
+        return self.evaluate(query, response_text(response), _node_chunks(response), **kwargs)
+
+    async def aevaluate_response(
+        self, query: str | None = None, response: Any = None, **kwargs: Any
+    ) -> RecallEvaluationResult:
+        """Async ``evaluate_response``."""
+        return await self.aevaluate(
+            query, response_text(response), _node_chunks(response), **kwargs
+        )
+
+    def _sample(
+        self,
+        query: str | None,
+        response: str | None,
+        contexts: Sequence[str | Chunk] | None,
+        kwargs: Mapping[str, Any],
+    ) -> Sample | RecallEvaluationResult:
+        """The Sample, or an invalid result saying which input is wrong."""
+        fields: dict[str, Any] = {k: kwargs[k] for k in _SAMPLE_KWARGS if k in kwargs}
+        fields.update(user_input=query, response=response)
+        if contexts is not None:
+            fields["retrieved_contexts"] = list(contexts)
+            if "retrieved_ids" not in fields and all(isinstance(c, Chunk) for c in contexts):
+                fields["retrieved_ids"] = [c.id for c in contexts if isinstance(c, Chunk)]
+        try:
+            return Sample.model_validate(fields)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            return RecallEvaluationResult(
+                query=query,
+                response=response,
+                contexts=[c.text if isinstance(c, Chunk) else str(c) for c in contexts or []],
+                invalid_result=True,
+                invalid_reason=f"invalid input: {where}: {first['msg']}",
+            )
+
+    def _result(self, sample: Sample, result: RecallResult) -> RecallEvaluationResult:
+        common: dict[str, Any] = {
+            "query": sample.user_input,
+            "response": sample.response,
+            "contexts": [c.text for c in sample.retrieved_contexts],
+            "recall": result,
+        }
+        if result.score is None:
+            return RecallEvaluationResult(
+                **common, invalid_result=True, invalid_reason=result.reason, feedback=result.reason
+            )
+        return RecallEvaluationResult(
+            **common,
+            score=result.score,
+            passing=result.score >= self.threshold,
+            feedback=feedback(result),
+        )
+
+
+def feedback(result: RecallResult) -> str:
+    """A short report: the score (claims supported, where the metric has claims), a note,
+    then what is missing."""
+    if result.claims:
+        supported = len(result.claims) - len(result.missing)
+        lines = [f"{supported}/{len(result.claims)} claims supported."]
+    else:
+        lines = [f"Score {result.score:.2f}."]
+    if result.reason:
+        lines.append(f"Note: {result.reason}.")
+    if result.missing:
+        lines.append("Missing:")
+        lines.extend(f"- {item}" for item in result.missing)
+    return "\n".join(lines)
+
+
+def _node_chunks(response: Any) -> list[Chunk] | None:
+    nodes = source_nodes(response)
+    return chunks_from_nodes(nodes) if nodes is not None else None
+
+
+class _NamedEvaluator(RecallEvaluator):
+    """An evaluator for the ragrecall metric ``metric_class``, built from a judge.
+
+    Args:
+        judge: a LangChain chat model, a LlamaIndex LLM (e.g. ``Settings.llm``), a
+            ``"provider:model"`` string, or None for the embedded local judge.
+        threshold: ``passing`` is ``score >= threshold``.
+        **metric_kwargs: passed to the metric's constructor.
+    """
+
+    metric_class: ClassVar[type[Metric]]
+
+    def __init__(
+        self, judge: JudgeSpec = None, *, threshold: float = 0.5, **metric_kwargs: Any
+    ) -> None:
+        metric = self.metric_class(judge=as_judge(judge), **metric_kwargs)
+        super().__init__(metric, threshold=threshold)
+
+
+class ContextRecallEvaluator(_NamedEvaluator):
+    """Did the retrieved nodes bring back every claim of the reference answer (``reference=``)?
+
+    ``feedback`` lists the missing claims; ``recall`` has each claim's verdict, the node id
+    that supports it and the quote.
+    """
+
+    metric_class = ContextRecall
+
+
+class ResponseRecallEvaluator(_NamedEvaluator):
+    """Does the response state every claim of the reference answer (``reference=``)?"""
+
+    metric_class = ResponseRecall
+
+
+class ChunkRecallEvaluator(_NamedEvaluator):
+    """Does the response reflect every retrieved node relevant to the question?"""
+
+    metric_class = ChunkRecall
+
+
+class QuestionRecallEvaluator(_NamedEvaluator):
+    """Do the retrieved nodes answer every part of the question? (No reference needed.)"""
+
+    metric_class = QuestionRecall
+
+
+class ContextPrecisionEvaluator(_NamedEvaluator):
+    """Which share of the retrieved nodes is relevant (to the ``reference=`` answer)?"""
+
+    metric_class = ContextPrecision
+
+
+class RecallPrecisionEvaluator(_NamedEvaluator):
+    """Context recall and context precision in one judge pass, scored as their F1."""
+
+    metric_class = RecallPrecision

@@ -1,0 +1,59 @@
+"""The package: its public names, and the namespace it shares with llama-index-core."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import llama_index
+import llama_index.core
+import llama_index.evaluation.ragrecall as package
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_public_names() -> None:
+    assert package.__all__ == [
+        "ChunkRecallEvaluator",
+        "ContextPrecisionEvaluator",
+        "ContextRecallEvaluator",
+        "JudgeSpec",
+        "LlamaIndexJudge",
+        "Measure",
+        "QuestionRecallEvaluator",
+        "RecallCapture",
+        "RecallEvaluationResult",
+        "RecallEvaluator",
+        "RecallPrecisionEvaluator",
+        "ReferenceLookup",
+        "ResponseRecallEvaluator",
+        "RetrievalRecallMetric",
+        "aevaluate_query_engine",
+        "as_judge",
+        "chunks_from_nodes",
+        "evaluate_query_engine",
+    ]
+    assert all(hasattr(package, name) for name in package.__all__)
+
+
+def test_namespace_portion_does_not_shadow_llama_index_core() -> None:
+    assert not (ROOT / "llama_index" / "__init__.py").exists()
+    assert not (ROOT / "llama_index" / "evaluation" / "__init__.py").exists()
+    assert (ROOT / "llama_index" / "evaluation" / "ragrecall" / "py.typed").exists()
+    portions = [Path(p).resolve() for p in llama_index.__path__]
+    assert ROOT / "llama_index" in portions and len(portions) >= 2
+    assert Path(llama_index.core.__file__ or "").parent.parent in portions
+    assert Path(package.__file__ or "").parent == ROOT / "llama_index" / "evaluation" / "ragrecall"
+
+
+def test_distribution_metadata() -> None:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["name"] == "llama-index-evaluation-ragrecall"
+    deps = [d.split(">")[0].split("=")[0] for d in meta["project"]["dependencies"]]
+    assert deps == ["ragrecall", "llama-index-core"]
+    assert meta["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["llama_index"]
