@@ -1,0 +1,165 @@
+"""Shared by the benchmarks: dataset readers, judge options, statistics, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def data_dir(value: str | None) -> Path | None:
+    """The shared datasets folder, or None (benchmarks then skip cleanly)."""
+    path = Path(value or os.environ.get("RAGRECALL_DATASETS") or DEFAULT_DATA)
+    return path if path.is_dir() else None
+
+
+def add_judge_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--judge", default="local", help="'local' or 'provider:model'")
+    parser.add_argument("--base-url", help="an OpenAI-compatible server to use as the judge")
+    parser.add_argument("--api-key", default="none")
+    parser.add_argument("--model", default="judge", help="model name at --base-url")
+
+
+def make_judge(args: argparse.Namespace) -> BaseChatModel | str:
+    if args.base_url:
+        from langchain_openai import ChatOpenAI
+
+        return ChatOpenAI(base_url=args.base_url, api_key=args.api_key, model=args.model,
+                          temperature=0, logprobs=True, top_logprobs=5, max_retries=0)
+    if args.judge == "local":
+        from ragrecall import LocalJudge
+
+        return LocalJudge()
+    return str(args.judge)
+
+
+def majority(labels: Sequence[str]) -> str | None:
+    label, count = Counter(labels).most_common(1)[0]
+    return label if count >= 2 else None
+
+
+def lfqa_answers(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
+    """Seeded sample of LFQA-Verification answers as samples with gold sentence labels."""
+    base = root / "lfqa_verification"
+    docs = {
+        d["question_id"]: d["docs"]
+        for d in json.loads((base / "docs" / "docs-webgpt.json").read_text())
+    }
+    answers = []
+    for path in sorted((base / "annotations").glob("annotations-*.json")):
+        system = path.stem.removeprefix("annotations-")
+        for item in json.loads(path.read_text()):
+            labelled, seen = [], set()
+            for a in item["annotations"]:  # a repeated sentence is one claim, labelled once
+                label, sentence = majority(a["labels"]), a["answer"].strip()
+                if label is not None and sentence and sentence not in seen:
+                    seen.add(sentence)
+                    labelled.append((sentence, label))
+            if not labelled or item["question_id"] not in docs:
+                continue
+            answers.append({
+                "id": f"{system}:{item['question_id']}",
+                "user_input": item["question"],
+                "reference": " ".join(s for s, _ in labelled),
+                "reference_claims": [s for s, _ in labelled],
+                "gold": [label == "supported" for _, label in labelled],
+                "retrieved_contexts": [
+                    {"id": d["doc_id"], "text": f"{d['title']}\n{d['text']}"}
+                    for d in docs[item["question_id"]]
+                ],
+            })
+    random.Random(seed).shuffle(answers)
+    return answers[:limit]
+
+
+def attributionbench_rows(root: Path, split: str, limit: int, seed: int) -> list[dict[str, Any]]:
+    name = {"dev": "dev_all_subset_balanced.jsonl",
+            "test": "test_all_subset_balanced_sampled500.jsonl"}[split]
+    rows = [json.loads(line) for line in (root / "attributionbench" / name).open()]
+    random.Random(seed).shuffle(rows)
+    return [
+        {
+            "id": r["id"],
+            "source": r["src_dataset"],
+            "user_input": r["question"],
+            "reference_claims": [r["claim"]],
+            "retrieved_contexts": [t for t in r["references"] if t.strip()],
+            "gold": [r["attribution_label"] == "attributable"],
+        }
+        for r in rows[:limit]
+    ]
+
+
+def balanced_accuracy(gold: Sequence[bool], pred: Sequence[bool]) -> float | None:
+    pos = [p for g, p in zip(gold, pred, strict=True) if g]
+    neg = [not p for g, p in zip(gold, pred, strict=True) if not g]
+    if not pos or not neg:
+        return None
+    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+    n = len(x)
+    if n < 3:
+        return None
+    mx, my = sum(x) / n, sum(y) / n
+    sx = math.sqrt(sum((a - mx) ** 2 for a in x))
+    sy = math.sqrt(sum((b - my) ** 2 for b in y))
+    if sx == 0 or sy == 0:
+        return None
+    return sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / (sx * sy)
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    return pearson(_ranks(x), _ranks(y))
+
+
+def mae(x: Sequence[float], y: Sequence[float]) -> float:
+    return sum(abs(a - b) for a, b in zip(x, y, strict=True)) / len(x)
+
+
+def auc(gold: Sequence[bool], scores: Sequence[float]) -> float | None:
+    pos = [s for g, s in zip(gold, scores, strict=True) if g]
+    neg = [s for g, s in zip(gold, scores, strict=True) if not g]
+    if not pos or not neg:
+        return None
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, check=True, cwd=Path(__file__).parent)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
