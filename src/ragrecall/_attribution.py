@@ -20,7 +20,7 @@ from langchain_core.runnables import Runnable
 
 from ._drive import Call, Reply, Steps, ask
 from ._errors import JudgeError
-from ._evidence import best_sentence, quote_in
+from ._evidence import best_sentence, instructs_judge, quote_in, quote_states
 from ._prompts import (
     BATCHED_PROMPT,
     PER_CLAIM_PROMPT,
@@ -222,16 +222,23 @@ def _decide(
         return verdict(False, "the judge found no support")
     cited_passages = [p for p in window if p.number == cited]
     if evidence == "quote":
-        for p in cited_passages + [p for p in window if p.number != cited]:
-            if quote and quote_in(quote, p.text):
-                note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
-                return verdict(True, "supported; quote verified" + note, [p.chunk.id], quote, True)
-        return verdict(
-            False,
-            "the judge said supported, but its quote is not in the passages",
-            [p.chunk.id for p in cited_passages],
-            quote or None,
-        )
+        ordered = cited_passages + [p for p in window if p.number != cited]
+        found = [p for p in ordered if quote and quote_in(quote, p.text)]
+        # An injection can have the judge quote what the attacker planted: a quote counts only
+        # if it states the claim and its passage does not address the judge.
+        trusted = [p for p in found if not instructs_judge(p.chunk.text)]
+        if found and trusted and quote_states(quote or "", claim):
+            p = trusted[0]
+            note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
+            return verdict(True, "supported; quote verified" + note, [p.chunk.id], quote, True)
+        if not found:
+            why = "its quote is not in the passages"
+        elif not quote_states(quote or "", claim):
+            why = "its quote does not state the claim"
+        else:
+            why = "its quote comes from a passage that gives the judge instructions"
+        chunk_ids = [p.chunk.id for p in (found or cited_passages)][:1]
+        return verdict(False, f"the judge said supported, but {why}", chunk_ids, quote or None)
     candidates = cited_passages or list(window)
     best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
     (sentence, _), passage = best

@@ -11,7 +11,7 @@ from langchain_core.runnables import Runnable
 from ._attribution import Evidence, Strategy, attribute, attribution_chain, pack
 from ._decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from ._drive import DEFAULT_TIMEOUT, Steps
-from ._evidence import split_sentences
+from ._evidence import instructs_judge, split_sentences
 from ._judges import JudgeLike, context_window, is_local
 from ._metric import Metric
 from ._prompts import DECOMPOSE_PROMPT
@@ -125,12 +125,19 @@ class ContextRecall(Metric):
                 claims = split_sentences(reference)
                 note = "the judge returned no claims; used the reference's sentences"
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+        if self.evidence == "quote":  # a quote from such a chunk could not count anyway
+            hostile = [c.id for c in chunks if instructs_judge(c.text)]
+            if hostile:
+                chunks = [c for c in chunks if c.id not in hostile]
+                withheld = f"chunks {hostile} address the judge; they were not shown to it"
+                note = f"{note}; {withheld}" if note else withheld
         if not chunks:
             verdicts = [
                 ClaimVerdict(claim=c, attributed=False, reason="no retrieved contexts")
                 for c in claims
             ]
-            return self._scored(claims, verdicts, "no retrieved contexts")
+            reason = f"no retrieved contexts; {note}" if note else "no retrieved contexts"
+            return self._scored(claims, verdicts, reason)
         window = self.window_tokens or context_window(self.judge)
         verdicts = yield from attribute(
             claims,

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import random
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
     Retrying,
     retry_if_exception,
     stop_after_attempt,
-    wait_exponential_jitter,
 )
 
 from ._errors import JudgeError
@@ -52,10 +52,15 @@ DEFAULT_TIMEOUT = 300.0
 
 @dataclass(frozen=True)
 class Policy:
-    """Retries and deadline for each judge call."""
+    """Retries and deadline for each judge call.
+
+    ``backoff``: seconds before the first retry of an error that names no ``Retry-After``;
+    the wait doubles with each retry (up to a minute), plus up to ``backoff`` of jitter.
+    """
 
     max_retries: int = 3
     timeout: float | None = DEFAULT_TIMEOUT
+    backoff: float = 1.0
 
 
 @dataclass
@@ -74,7 +79,10 @@ def ask(call: Call, usage: Usage, check: Callable[[Any], None] | None = None) ->
     """
     retry: list[BaseMessage] = []
     for attempt in range(2):
-        out = yield Call(call.runnable, {**call.input, "retry": retry})
+        try:
+            out = yield Call(call.runnable, {**call.input, "retry": retry})
+        except ValidationError as err:  # a client that validates the reply itself rejected it
+            out = {"raw": None, "parsed": None, "parsing_error": err}
         raw = out.get("raw")
         _add_usage(usage, raw)
         parsed = out.get("parsed")
@@ -145,30 +153,35 @@ async def run_async(steps: Steps[T], policy: Policy) -> T:
         try:
             async for attempt in AsyncRetrying(**_retry_args(policy)):
                 with attempt:
-                    reply = await asyncio.wait_for(
-                        call.runnable.ainvoke(call.input), policy.timeout
-                    )
+                    reply = await _within(call.runnable.ainvoke(call.input), policy.timeout)
         except Exception as exc:
             error = exc
 
 
+async def _within(call: Awaitable[T], timeout: float | None) -> T:
+    """``call``'s result, or TimeoutError (the builtin, which is transient) after ``timeout``."""
+    try:
+        return await asyncio.wait_for(call, timeout)
+    except asyncio.TimeoutError:  # not the builtin TimeoutError before Python 3.11
+        raise TimeoutError(f"the judge did not reply within {timeout:g} s") from None
+
+
 def _retry_args(policy: Policy) -> dict[str, Any]:
+    def wait(state: RetryCallState) -> float:
+        """Honour a server's Retry-After; otherwise exponential backoff with jitter."""
+        exc = state.outcome.exception() if state.outcome else None
+        after = retry_after(exc) if exc else None
+        if after is not None:
+            return after
+        backoff = policy.backoff * 2.0 ** (state.attempt_number - 1)
+        return min(backoff + random.uniform(0, policy.backoff), 60.0)
+
     return {
         "retry": retry_if_exception(is_transient),
         "stop": stop_after_attempt(policy.max_retries + 1),
-        "wait": _wait,
+        "wait": wait,
         "reraise": True,
     }
-
-
-_fallback_wait = wait_exponential_jitter(initial=1, max=60, jitter=1)
-
-
-def _wait(state: RetryCallState) -> float:
-    """Honour a server's Retry-After; otherwise exponential backoff with jitter."""
-    exc = state.outcome.exception() if state.outcome else None
-    after = retry_after(exc) if exc else None
-    return after if after is not None else float(_fallback_wait(state))
 
 
 _TRANSIENT_NAMES = {

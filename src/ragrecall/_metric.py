@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import ValidationError
+from pydantic import AliasChoices, ValidationError
 
 from ._drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from ._errors import JudgeModelError, SampleError
@@ -19,12 +19,28 @@ from ._schemas import RecallResult, Sample, Usage
 __all__ = ["Metric", "to_sample"]
 
 
+# Every column name a Sample reads: field names and their aliases.
+_COLUMNS = frozenset(Sample.model_fields) | {
+    str(alias)
+    for field in Sample.model_fields.values()
+    if isinstance(field.validation_alias, AliasChoices)
+    for alias in field.validation_alias.choices
+}
+
+
 def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -> Sample:
     """A Sample from a Sample or a mapping; SampleError names the row and field."""
     if isinstance(value, Sample):
         return value
     if not isinstance(value, Mapping):
         raise SampleError(f"expected a mapping or Sample, got {type(value).__name__}", row=row)
+    if not _COLUMNS.intersection(value):
+        raise SampleError(
+            f"no sample field among its columns {sorted(map(str, value))}; expected "
+            "user_input, reference, retrieved_contexts (or question, ground_truth, contexts); "
+            "rename yours with column_map",
+            row=row,
+        )
     try:
         return Sample.model_validate(dict(value))
     except ValidationError as err:

@@ -54,6 +54,8 @@ def _salvage(out: dict[str, Any], schema: type[BaseModel]) -> dict[str, Any]:
         except JudgeError:
             pass
     error = out.get("parsing_error") or JudgeError("the judge returned no structured output")
+    if not text.strip():
+        error = JudgeError("the judge returned an empty reply")
     return {"raw": raw, "parsed": None, "parsing_error": error}
 
 
