@@ -15,6 +15,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from ragrecall._compare import ranks
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
@@ -121,22 +123,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     return sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / (sx * sy)
 
 
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    return pearson(_ranks(x), _ranks(y))
+    return pearson(ranks(x), ranks(y))
 
 
 def mae(x: Sequence[float], y: Sequence[float]) -> float:

@@ -5,15 +5,12 @@ Slow (a minute or two on two cores): run with ``pytest -m judge``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import ragrecall
 from ragrecall._chunk_recall import ChunkRecall
-from ragrecall._errors import JudgeModelError
-from ragrecall._local import resolve_model
 from ragrecall._precision import ContextPrecision, RecallPrecision
 from ragrecall._question_recall import QuestionRecall
 from ragrecall._response_recall import ResponseRecall
@@ -34,14 +31,9 @@ QUESTION = "Where is the Eiffel Tower, and when was it completed?"
 
 
 @pytest.fixture(scope="module")
-def judge() -> Iterator[Any]:
-    try:
-        resolve_model()
-    except JudgeModelError as exc:
-        pytest.skip(f"no judge model: {exc}")
-    judge = ragrecall.LocalJudge()
-    yield judge
-    judge._server.stop()
+def judge(local_judge: Any) -> Any:
+    """The session's embedded judge (root conftest)."""
+    return local_judge
 
 
 def test_response_recall(judge: Any) -> None:
