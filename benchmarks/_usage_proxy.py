@@ -41,6 +41,7 @@ class Tally:
     truncated: int = 0  # choices that stopped on max_tokens (finish_reason "length")
     abandoned: int = 0  # replies that came after their client had hung up (gave up)
     busy_s: float = 0.0  # summed request latency (overlapping requests add up)
+    server_s: float = 0.0  # the server's own prompt + generation time (llama.cpp ``timings``)
 
     def add(self, body: bytes, content_type: str) -> None:
         for reply in _replies(body, content_type):
@@ -50,6 +51,7 @@ class Tally:
                 self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
                 self.completion_tokens += int(usage.get("completion_tokens") or 0)
                 self.cached_tokens += _cached(reply, usage)
+                self.server_s += _server_seconds(reply)
             for choice in reply.get("choices") or []:
                 if isinstance(choice, dict) and choice.get("finish_reason") == "length":
                     self.truncated += 1
@@ -64,6 +66,13 @@ def _cached(reply: dict[str, Any], usage: dict[str, Any]) -> int:
         return int(details["cached_tokens"])
     timings = reply.get("timings") or {}  # llama.cpp's own report
     return int(timings.get("cache_n") or 0) if isinstance(timings, dict) else 0
+
+
+def _server_seconds(reply: dict[str, Any]) -> float:
+    timings = reply.get("timings") or {}
+    if not isinstance(timings, dict):
+        return 0.0
+    return (float(timings.get("prompt_ms") or 0) + float(timings.get("predicted_ms") or 0)) / 1e3
 
 
 def _replies(body: bytes, content_type: str) -> list[dict[str, Any]]:
