@@ -13,6 +13,7 @@ from ._drive import Policy
 from ._errors import (
     JudgeError,
     JudgeModelError,
+    JudgeRateLimitError,
     ModelIntegrityError,
     RagrecallError,
     SampleError,
@@ -65,6 +66,7 @@ __all__ = [
     "JudgeError",
     "JudgeInfo",
     "JudgeModelError",
+    "JudgeRateLimitError",
     "LangSmithSink",
     "LocalJudge",
     "LoggerStats",

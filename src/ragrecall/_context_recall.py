@@ -125,12 +125,13 @@ class ContextRecall(Metric):
                 claims = split_sentences(reference)
                 note = "the judge returned no claims; used the reference's sentences"
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
-        if self.evidence == "quote":  # a quote from such a chunk could not count anyway
-            hostile = [c.id for c in chunks if instructs_judge(c.text)]
-            if hostile:
-                chunks = [c for c in chunks if c.id not in hostile]
-                withheld = f"chunks {hostile} address the judge; they were not shown to it"
-                note = f"{note}; {withheld}" if note else withheld
+        # A chunk that addresses the judge (a prompt injection) is never shown to it: its
+        # instructions could sway the verdicts on the other chunks too.
+        hostile = [c.id for c in chunks if instructs_judge(c.text)]
+        if hostile:
+            chunks = [c for c in chunks if c.id not in hostile]
+            withheld = f"chunks {hostile} address the judge; they were not shown to it"
+            note = f"{note}; {withheld}" if note else withheld
         if not chunks:
             verdicts = [
                 ClaimVerdict(claim=c, attributed=False, reason="no retrieved contexts")

@@ -9,8 +9,10 @@ Transient errors (rate limits, timeouts, 5xx) are retried here with backoff.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import random
+import threading
 import time
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
@@ -24,10 +26,9 @@ from tenacity import (
     RetryCallState,
     Retrying,
     retry_if_exception,
-    stop_after_attempt,
 )
 
-from ._errors import JudgeError
+from ._errors import JudgeError, JudgeRateLimitError
 from ._schemas import Usage
 
 __all__ = ["DEFAULT_TIMEOUT", "Call", "Policy", "Reply", "Steps", "ask", "run_async", "run_sync"]
@@ -56,11 +57,14 @@ class Policy:
 
     ``backoff``: seconds before the first retry of an error that names no ``Retry-After``;
     the wait doubles with each retry (up to a minute), plus up to ``backoff`` of jitter.
+    ``max_wait``: the longest ``Retry-After`` honoured; a server that asks for more (a spent
+    daily quota, say) ends the call at once with a JudgeRateLimitError saying so.
     """
 
     max_retries: int = 3
     timeout: float | None = DEFAULT_TIMEOUT
     backoff: float = 1.0
+    max_wait: float = 120.0
 
 
 @dataclass
@@ -123,7 +127,7 @@ def _add_usage(usage: Usage, raw: Any) -> None:
 
 
 def run_sync(steps: Steps[T], policy: Policy) -> T:
-    """Drive ``steps`` with blocking calls. The deadline is the judge client's own timeout."""
+    """Drive ``steps`` with blocking calls, each under ``policy.timeout``."""
     reply: Any = None
     error: BaseException | None = None
     while True:
@@ -135,7 +139,7 @@ def run_sync(steps: Steps[T], policy: Policy) -> T:
         try:
             for attempt in Retrying(**_retry_args(policy)):
                 with attempt:
-                    reply = call.runnable.invoke(call.input)
+                    reply = _invoke_within(call, policy.timeout)
         except Exception as exc:
             error = exc
 
@@ -158,6 +162,32 @@ async def run_async(steps: Steps[T], policy: Policy) -> T:
             error = exc
 
 
+def _invoke_within(call: Call, timeout: float | None) -> Any:
+    """``call``'s result, or TimeoutError after ``timeout``. The call runs in a daemon thread
+    (with this thread's context, so callbacks and tracing follow it); one that never returns
+    is left behind, as ``asyncio.wait_for`` leaves a client that ignores cancellation."""
+    if timeout is None:
+        return call.runnable.invoke(call.input)
+    outcome: list[Any] = []
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            outcome.append((True, context.run(call.runnable.invoke, call.input)))
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=target, name="ragrecall-judge-call", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not outcome:
+        raise TimeoutError(f"the judge did not reply within {timeout:g} s")
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
 async def _within(call: Awaitable[T], timeout: float | None) -> T:
     """``call``'s result, or TimeoutError (the builtin, which is transient) after ``timeout``."""
     try:
@@ -176,11 +206,28 @@ def _retry_args(policy: Policy) -> dict[str, Any]:
         backoff = policy.backoff * 2.0 ** (state.attempt_number - 1)
         return min(backoff + random.uniform(0, policy.backoff), 60.0)
 
+    def stop(state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        after = retry_after(exc) if exc else None
+        too_long = after is not None and after > policy.max_wait
+        return too_long or state.attempt_number > policy.max_retries
+
+    def give_up(state: RetryCallState) -> Any:
+        exc = state.outcome.exception() if state.outcome else None
+        after = retry_after(exc) if exc else None
+        if exc is not None and after is not None and after > policy.max_wait:
+            raise JudgeRateLimitError(
+                f"the judge asked to retry after {after:g} s, more than the {policy.max_wait:g} s "
+                f"allowed (Policy.max_wait): {type(exc).__name__}: {exc}",
+                retry_after=after,
+            ) from exc
+        return state.outcome.result() if state.outcome else None  # re-raises the last error
+
     return {
         "retry": retry_if_exception(is_transient),
-        "stop": stop_after_attempt(policy.max_retries + 1),
+        "stop": stop,
         "wait": wait,
-        "reraise": True,
+        "retry_error_callback": give_up,
     }
 
 

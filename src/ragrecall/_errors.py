@@ -3,6 +3,7 @@
     RagrecallError
     ├── SampleError (also ValueError)      bad input, named by row and field
     ├── JudgeError                         an unusable judge reply; keeps the raw output
+    ├── JudgeRateLimitError                the judge asked to wait longer than allowed
     └── JudgeModelError                    the embedded judge's model file is missing or corrupt
         └── ModelIntegrityError            size or SHA-256 does not match
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 __all__ = [
     "JudgeError",
     "JudgeModelError",
+    "JudgeRateLimitError",
     "ModelIntegrityError",
     "RagrecallError",
     "SampleError",
@@ -46,6 +48,14 @@ class JudgeError(RagrecallError):
     def __init__(self, message: str, *, raw_output: str | None = None):
         super().__init__(message)
         self.raw_output = raw_output
+
+
+class JudgeRateLimitError(RagrecallError):
+    """The judge's ``Retry-After`` asks for a longer wait than ``Policy.max_wait`` allows."""
+
+    def __init__(self, message: str, *, retry_after: float):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class JudgeModelError(RagrecallError):

@@ -10,6 +10,7 @@ score) or unscorable with the precise reason; 429s must be waited out as ``Retry
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -209,6 +210,37 @@ def test_sync_score_under_faults(strategy: str) -> None:
     check_server_log(faulty)
 
 
+def sample_with(scenario: str) -> dict[str, Any]:
+    return next(s for s in make_samples(len(PLAN)) if scenario_of(s) == scenario)
+
+
+def test_sync_calls_have_ragrecalls_own_deadline() -> None:
+    """A blocking call ends at ``Policy.timeout`` even when the client would wait longer."""
+    with FaultServer(hang_s=10, lifetime=30) as faulty:
+        recall = metric(faulty, "batched", timeout=30.0, claims="sentences")
+        recall.policy = Policy(max_retries=1, timeout=0.5, backoff=0.01)
+        result = recall.score(sample_with("always_hang"))
+    assert (result.status, result.reason) == (
+        "unscorable",
+        "judge failed: TimeoutError: the judge did not reply within 0.5 s",
+    )
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_retry_after_longer_than_max_wait_ends_the_call_at_once(run: str) -> None:
+    with FaultServer(retry_after=30, lifetime=30) as faulty:
+        recall = metric(faulty, "batched", claims="sentences")
+        recall.policy = Policy(max_retries=3, timeout=5, max_wait=1.0)
+        sample = sample_with("rate_limit")
+        result = recall.score(sample) if run == "sync" else asyncio.run(recall.ascore(sample))
+        assert len(faulty.log) == 1  # no retry, no fallback: the wait asked for is too long
+    assert result.status == "unscorable"
+    assert result.reason == (
+        "judge failed: JudgeRateLimitError: the judge asked to retry after 30 s, more than the 1 s "
+        "allowed (Policy.max_wait): OpenAIRateLimitError: Error code: 429 - slow down"
+    )
+
+
 def test_the_server_speaks_the_json_schema_protocol_of_chatopenai(
     servers: tuple[FaultServer, FaultServer],
 ) -> None:
@@ -294,14 +326,16 @@ def test_quote_verification_rejects_planted_quotes(text: str, quote: str, why: s
     assert not verdict.attributed and why in verdict.reason
 
 
-def test_without_verification_the_same_judge_inflates_the_score() -> None:
-    recall = ContextRecall(
-        obeying("Mount Kilimanjaro is 7,200 metres tall"),
-        strategy="per_claim",
-        evidence="align",
-        cache=ClaimCache(),
-    )
-    assert recall.score(PLANTED).score == 1.0
+def test_align_mode_withholds_a_chunk_that_addresses_the_judge_too() -> None:
+    judge = obeying("Mount Kilimanjaro is 7,200 metres tall")
+    recall = ContextRecall(judge, strategy="per_claim", evidence="align", cache=ClaimCache())
+    result = recall.score(PLANTED)
+    assert result.reason == "chunks ['attack'] address the judge; they were not shown to it"
+    assert all("Ignore the above" not in str(m.content) for call in judge.calls for m in call)
+    # Align mode takes the judge's verdict as it is: a judge that says yes to everything
+    # still counts the claim, aligned to the real chunk. Only quote mode checks the judge.
+    (verdict,) = result.verdicts
+    assert verdict.attributed and verdict.chunk_ids == ["real"]
 
 
 def test_the_defence_keeps_real_support_next_to_an_attack() -> None:

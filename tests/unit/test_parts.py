@@ -28,6 +28,7 @@ PUBLIC = [
     "JudgeError",
     "JudgeInfo",
     "JudgeModelError",
+    "JudgeRateLimitError",
     "LangSmithSink",
     "LocalJudge",
     "LoggerStats",
