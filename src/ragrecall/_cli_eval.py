@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import importlib
 import json
-import math
 import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,19 +27,9 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import Field
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
-from rich.text import Text
 
-from ._compare import bootstrap_ci
+from ._cli_summary import RunSummary
 from ._data import iter_rows, iter_samples
 from ._drive import Policy
 from ._errors import SampleError
@@ -48,7 +37,8 @@ from ._estimate import Estimate, estimate_cost, known_price
 from ._evaluate import astream
 from ._judges import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
 from ._metric import Metric
-from ._results_file import Record, ResultsFile, read_records
+from ._progress import progress
+from ._results_file import Record, ResultsFile, iter_records, read_records
 from ._schemas import RecallResult, Sample, Usage
 
 __all__ = [
@@ -435,18 +425,30 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         if store is not None:
             store.close()
         return USAGE_ERROR
-    records = list(store.records) if store is not None else []
-    done = {r.key for r in records}
+    summary = RunSummary(names, args.show_worst)
+    # Records are kept in memory only for an HTML report with no results file to read back.
+    kept: list[Record] | None = [] if args.report and store is None else None
+    done: set[str] = set()
+    if store is not None:
+        done = set(store.done)
+        for record in iter_records(store.path):
+            summary.add(record)
     todo = len({k for k in samples_keys if k not in done})
     if store is not None and store.repaired:
         err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")
     if done:
         err_console.print(f"resuming: {len(done)} samples already in {args.out}, {todo} to go")
     budget = Budget(args.max_calls, args.max_tokens)
+
+    def collect(record: Record) -> None:
+        summary.add(record)
+        if kept is not None:
+            kept.append(record)
+
     start = time.perf_counter()
     interrupted = False
     try:
-        records += asyncio.run(_score(rows, column_map, metrics, store, done, budget, args, todo))
+        asyncio.run(_score(rows, column_map, metrics, store, done, budget, args, todo, collect))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -457,7 +459,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"[yellow]interrupted[/]{saved}")
         return INTERRUPTED
     elapsed = time.perf_counter() - start
-    return _finish(records, names, budget, elapsed, len(set(samples_keys)), args, console)
+    return _finish(summary, kept, budget, elapsed, len(set(samples_keys)), args, console)
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -485,10 +487,11 @@ async def _score(
     budget: Budget,
     args: argparse.Namespace,
     todo: int,
-) -> list[Record]:
-    """Score what is not done yet; append each sample as it finishes."""
+    collect: Callable[[Record], None],
+) -> None:
+    """Score what is not done yet; append each sample as it finishes and hand it to
+    ``collect``."""
     submitted: set[str] = set(done)
-    finished: list[Record] = []
 
     def skip(sample: Sample) -> bool:
         key = sample.key()
@@ -505,57 +508,19 @@ async def _score(
         skip=skip,
         **({} if args.timeout is None else {"timeout": args.timeout}),
     )
-    with _Progress(todo, args.progress) as advance:
+    with progress(todo, args.progress) as advance:
         async for scored in stream:
             record = _record(scored.index, scored.sample, scored.results)
             if store is not None:
                 store.append(record)
-            finished.append(record)
+            collect(record)
             budget.add(sum((r.usage for r in scored.results.values()), Usage()))
             advance()
-    return finished
 
 
 def _record(index: int, sample: Sample, results: Mapping[str, RecallResult]) -> Record:
     runs = {n: r.runs for n, r in results.items() if isinstance(r, RepeatedResult)}
     return Record(sample.key(), index, sample, dict(results), runs)
-
-
-class _Rate(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:.2f} samples/s", style="progress.data.speed")
-
-
-class _Progress:
-    """A rich progress bar (rate, ETA) on stderr when it is a terminal, or when asked."""
-
-    def __init__(self, total: int, show: bool | None):
-        self.total = total
-        self.show = Console(stderr=True).is_terminal if show is None else show
-        self._bar: Progress | None = None
-
-    def __enter__(self) -> Callable[[], None]:
-        if not self.show:
-            return lambda: None
-        bar = Progress(
-            "scoring",
-            BarColumn(),
-            MofNCompleteColumn(),
-            _Rate(),
-            TimeElapsedColumn(),
-            "eta",
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
-        self._bar = bar
-        bar.start()
-        task = bar.add_task("scoring", total=self.total)
-        return lambda: bar.advance(task)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 # --- Output -------------------------------------------------------------------------------
@@ -621,76 +586,19 @@ def _dry_run(
     return OK
 
 
-@dataclass
-class MetricSummary:
-    name: str
-    total: int
-    scores: list[float]
-    unscorable: int
-    mean: float | None
-    ci: tuple[float, float] | None
-    stds: list[float] = field(default_factory=list)
-    noise_se: float | None = None
-
-    @property
-    def unscorable_share(self) -> float:
-        return self.unscorable / self.total if self.total else 0.0
-
-
-def summarize(records: Sequence[Record], name: str) -> MetricSummary:
-    """Mean, 95% bootstrap CI over samples, unscorable count and, with repeats, the per-sample
-    spread and the standard error of the mean that judge noise alone accounts for."""
-    scores = [s for s in (r.score(name) for r in records) if s is not None]
-    mean = statistics.fmean(scores) if scores else None
-    ci = bootstrap_ci(scores, resamples=2000) if len(scores) > 1 else None
-    stds: list[float] = []
-    for r in records:
-        runs = [s for s in r.runs.get(name, []) if s is not None]
-        if len(runs) > 1:
-            stds.append(statistics.stdev(runs))
-    noise_se = None
-    if stds and scores:
-        runs_n = max(len(r.runs.get(name, [])) for r in records)
-        noise_se = math.sqrt(sum(s * s / runs_n for s in stds)) / len(scores)
-    return MetricSummary(
-        name, len(records), scores, len(records) - len(scores), mean, ci, stds, noise_se
-    )
-
-
 def _finish(
-    records: list[Record],
-    names: Sequence[str],
+    summary: RunSummary,
+    kept: list[Record] | None,
     budget: Budget,
     elapsed: float,
     total_samples: int,
     args: argparse.Namespace,
     console: Console,
 ) -> int:
-    summaries = [summarize(records, n) for n in names]
-    _print_worst(records, names[0], args.show_worst, console)
+    summary.print_worst(console)
     if args.repeats > 1:
-        _print_spread(records, names[0], console)
-    table = Table(
-        title=f"ragrecall eval: {len(records)} of {total_samples} samples", title_justify="left"
-    )
-    for column in ("metric", "mean", "95% CI", "scored", "unscorable"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
-    if args.repeats > 1:
-        table.add_column("judge noise ±", justify="right")
-        table.add_column("mean / max sample std", justify="right")
-    for s in summaries:
-        row = [
-            s.name,
-            "n/a" if s.mean is None else f"{s.mean:.3f}",
-            "" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]",
-            str(len(s.scores)),
-            f"{s.unscorable} ({s.unscorable_share:.0%})",
-        ]
-        if args.repeats > 1:
-            row.append("" if s.noise_se is None else f"{1.96 * s.noise_se:.3f}")
-            row.append(f"{statistics.fmean(s.stds):.3f} / {max(s.stds):.3f}" if s.stds else "")
-        table.add_row(*row)
-    console.print(table)
+        summary.print_spread(console)
+    console.print(summary.table(total_samples, args.repeats))
     u = budget.usage
     console.print(
         f"this run: judge calls {u.calls}, prompt tokens {u.prompt_tokens} "
@@ -702,14 +610,16 @@ def _finish(
     if args.report:
         from ._html import eval_report
 
-        args.report.write_text(eval_report(records, list(names), title=str(args.data)), "utf-8")
+        records = kept if kept is not None else read_records(args.out)
+        args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")
         console.print(f"report: {args.report}")
     failures = []
-    first = summaries[0]
-    if args.threshold is not None and (first.mean is None or first.mean < args.threshold):
-        mean = "n/a" if first.mean is None else f"{first.mean:.3f}"
-        failures.append(f"{first.name} mean {mean} is below the threshold {args.threshold}")
-    for s in summaries:
+    first = summary.metrics[0]
+    mean = first.mean
+    if args.threshold is not None and (mean is None or mean < args.threshold):
+        shown = "n/a" if mean is None else f"{mean:.3f}"
+        failures.append(f"{first.name} mean {shown} is below the threshold {args.threshold}")
+    for s in summary.metrics:
         if s.unscorable_share > args.max_unscorable:
             failures.append(
                 f"{s.name}: {s.unscorable_share:.1%} unscorable exceeds "
@@ -718,7 +628,7 @@ def _finish(
     if budget.spent:
         console.print(
             f"[yellow]stopped at the budget[/] (--max-calls {args.max_calls}, "
-            f"--max-tokens {args.max_tokens}): {len(records)} of {total_samples} "
+            f"--max-tokens {args.max_tokens}): {summary.count} of {total_samples} "
             "samples done; in-flight samples were finished and kept"
             + (f"; run again to resume from {args.out}" if args.out else "")
         )
@@ -728,49 +638,3 @@ def _finish(
     if not failures:
         console.print("[green]PASS[/]")
     return GATE_FAILED if failures else OK
-
-
-def _print_worst(records: Sequence[Record], name: str, n: int, console: Console) -> None:
-    def order(r: Record) -> float:
-        score = r.score(name)
-        return -1.0 if score is None else score
-
-    worst = sorted(records, key=order)[:n]
-    worst = [r for r in worst if r.score(name) != 1.0]
-    if not worst:
-        return
-    console.print(f"[bold]lowest {name}[/]")
-    for r in worst:
-        result = r.results[name]
-        score = r.score(name)
-        label = "unscorable" if score is None else f"{score:.2f}"
-        console.print(
-            f"  [{label}] #{r.index} {escape(r.sample.user_input or r.key)}", highlight=False
-        )
-        if score is None:
-            console.print(f"      reason: {escape(result.reason)}", highlight=False)
-        reasons = {v.claim: v.reason for v in result.verdicts}
-        for claim in result.missing:
-            why = reasons.get(claim)
-            console.print(
-                f"      [red]missing[/] {escape(claim)}"
-                + (f" [dim]({escape(why)})[/]" if why else ""),
-                highlight=False,
-            )
-
-
-def _print_spread(records: Sequence[Record], name: str, console: Console) -> None:
-    rows = []
-    for r in records:
-        runs = [s for s in r.runs.get(name, []) if s is not None]
-        if len(runs) > 1:
-            rows.append((statistics.stdev(runs), min(runs), max(runs), r))
-    rows.sort(key=lambda x: -x[0])
-    table = Table(title=f"{name}: noisiest samples across repeats", title_justify="left")
-    for column in ("sample", "std", "min", "max"):
-        table.add_column(column, justify="left" if column == "sample" else "right")
-    for std, low, high, r in rows[:10]:
-        table.add_row(
-            escape(r.sample.user_input or r.key), f"{std:.3f}", f"{low:.2f}", f"{high:.2f}"
-        )
-    console.print(table)

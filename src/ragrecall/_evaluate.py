@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
@@ -16,6 +15,7 @@ from ._context_recall import ContextRecall
 from ._data import iter_samples, load_samples
 from ._drive import DEFAULT_TIMEOUT
 from ._metric import Metric
+from ._progress import progress
 from ._schemas import RecallResult, Sample, Usage
 
 __all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "evaluate"]
@@ -114,7 +114,7 @@ async def aevaluate(
     stream = astream(
         samples, metrics, concurrency=concurrency, max_retries=max_retries, timeout=timeout
     )
-    with _progress(len(samples), show_progress) as advance:
+    with progress(len(samples), show_progress) as advance:
         async for scored in stream:
             for name, result in scored.results.items():
                 results[name][scored.index] = result
@@ -187,43 +187,6 @@ async def astream(
     finally:
         for task in pending:
             task.cancel()
-
-
-class _progress:
-    """A rich progress bar with rate and ETA on a terminal; silent otherwise."""
-
-    def __init__(self, total: int, show: bool | None):
-        self.total = total
-        self.show = sys.stderr.isatty() if show is None else show
-        self._bar: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.show:
-            return lambda: None
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._bar = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
-        self._bar.start()
-        task = self._bar.add_task("scoring", total=self.total)
-        return lambda: self._bar.advance(task)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 _loop: asyncio.AbstractEventLoop | None = None

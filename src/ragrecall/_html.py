@@ -198,7 +198,7 @@ def _result_html(sample: Sample, name: str, result: RecallResult, runs: list[flo
 
 def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str = "") -> str:
     """The report of one ``eval`` run: summary, histograms, a sortable table, every claim."""
-    from ._cli_eval import summarize
+    from ._cli_summary import summarize
 
     ordered = sorted(records, key=lambda r: r.index)
     body = [f"<h1>ragrecall report{': ' + escape(title) if title else ''}</h1>"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -23,7 +23,7 @@ from typing import IO, Any
 from ._errors import SampleError
 from ._schemas import RecallResult, Sample
 
-__all__ = ["Record", "ResultsFile", "read_records", "sample_score"]
+__all__ = ["Record", "ResultsFile", "iter_records", "read_records", "sample_score"]
 
 
 @dataclass
@@ -74,29 +74,38 @@ def sample_score(record: Record, metric: str) -> float | None:
 
 def read_records(path: str | Path) -> list[Record]:
     """Every complete record of a results file (a torn last line is ignored, not repaired)."""
-    records, _ = _scan(Path(path))
-    return records
+    return list(iter_records(path))
 
 
-def _scan(path: Path) -> tuple[list[Record], int]:
-    """Records and the byte length of the file's good part: every complete line. A last line
-    without its newline is a torn write (the newline is the last byte written) and is left out.
-    """
-    data = path.read_bytes()
-    good = data.rfind(b"\n") + 1
-    records: list[Record] = []
-    for number, line in enumerate(data[:good].split(b"\n")[:-1], start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(Record.from_json(json.loads(line)))
-        except (ValueError, KeyError, TypeError) as err:
-            raise SampleError(f"{path}:{number}: not a ragrecall results line: {err}") from err
-    return records, good
+def iter_records(path: str | Path) -> Iterator[Record]:
+    """The complete records of a results file, one at a time (a torn last line is skipped)."""
+    for _, record in _scan(Path(path)):
+        if record is not None:
+            yield record
+
+
+def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
+    """Each complete line's end offset and record (None for a blank line). A last line without
+    its newline is a torn write (the newline is the last byte written) and is left out."""
+    with path.open("rb") as f:
+        end = 0
+        for number, line in enumerate(f, start=1):
+            if not line.endswith(b"\n"):
+                return
+            end += len(line)
+            if not line.strip():
+                yield end, None
+                continue
+            try:
+                record = Record.from_json(json.loads(line))
+            except (ValueError, KeyError, TypeError) as err:
+                raise SampleError(f"{path}:{number}: not a ragrecall results line: {err}") from err
+            yield end, record
 
 
 class ResultsFile:
-    """Append records to ``path`` durably; on open, repair a torn tail and load what is done.
+    """Append records to ``path`` durably; on open, repair a torn tail and note the keys done
+    (only the keys: records are read back with ``iter_records`` when needed).
 
     Use as a context manager::
 
@@ -105,10 +114,9 @@ class ResultsFile:
             out.append(record)
     """
 
-    def __init__(self, path: Path, records: list[Record], handle: IO[bytes]):
+    def __init__(self, path: Path, done: set[str], handle: IO[bytes]):
         self.path = path
-        self.records = records
-        self.done: set[str] = {r.key for r in records}
+        self.done = done
         self.repaired = False
         self._handle = handle
 
@@ -120,18 +128,24 @@ class ResultsFile:
         than this run asks for (resuming would mix two configurations)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        records: list[Record] = []
+        done: set[str] = set()
         repaired = False
         if path.exists():
-            records, good = _scan(path)
+            good = 0
+            for end, record in _scan(path):
+                good = end
+                if record is None:
+                    continue
+                if not done:
+                    _check_compatible(path, record, metrics, repeats)
+                done.add(record.key)
             if good < path.stat().st_size:
                 with path.open("r+b") as f:
                     f.truncate(good)
                     f.flush()
                     os.fsync(f.fileno())
                 repaired = True
-            _check_compatible(path, records, metrics, repeats)
-        out = cls(path, records, path.open("ab"))
+        out = cls(path, done, path.open("ab"))
         out.repaired = repaired
         return out
 
@@ -143,7 +157,6 @@ class ResultsFile:
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self.done.add(record.key)
-        self.records.append(record)
 
     def extend(self, records: Iterable[Record]) -> None:
         for record in records:
@@ -160,11 +173,8 @@ class ResultsFile:
 
 
 def _check_compatible(
-    path: Path, records: list[Record], metrics: Sequence[str] | None, repeats: int
+    path: Path, first: Record, metrics: Sequence[str] | None, repeats: int
 ) -> None:
-    if not records:
-        return
-    first = records[0]
     if metrics is not None and set(first.results) != set(metrics):
         raise SampleError(
             f"{path} holds results for {sorted(first.results)}, not {sorted(metrics)}; "

@@ -21,10 +21,11 @@ import pytest
 from fakes import ScriptedJudge, keyword_reply
 from langchain_core.messages import BaseMessage
 
-from ragrecall import Sample
+from ragrecall import RecallResult, Sample
 from ragrecall._cli_eval import parse_column_map
+from ragrecall._cli_summary import RunSummary
 from ragrecall._estimate import estimate_cost
-from ragrecall._results_file import read_records
+from ragrecall._results_file import Record, read_records
 from ragrecall.cli import main
 
 KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
@@ -109,7 +110,28 @@ def test_passes_saves_every_sample_and_resumes_without_judging_again(
     captured = capsys.readouterr()
     assert "resuming: 6 samples already" in captured.err
     assert "judge calls 0" in captured.out
+    assert "6 of 6 samples" in captured.out and "0.556" in captured.out  # read back from --out
     assert len(out.read_text().splitlines()) == 6
+
+
+def test_the_summary_keeps_only_the_lowest_records_unscorable_first() -> None:
+    def record(i: int, score: float | None) -> Record:
+        result = RecallResult(
+            metric="context_recall",
+            score=score,
+            status="scored" if score is not None else "unscorable",
+            reason="" if score is not None else "judge failed",
+        )
+        return Record(f"k{i}", i, Sample(user_input=f"q{i}"), {"context_recall": result})
+
+    scores = [0.5, 1.0, None, 0.2, 0.5, 0.9, 0.2]
+    summary = RunSummary(["context_recall"], worst=4)
+    for i, score in enumerate(scores):
+        summary.add(record(i, score))
+    assert [r.index for r in summary.worst()] == [2, 3, 6, 0]
+    (metric,) = summary.metrics
+    assert (metric.total, metric.unscorable, len(metric.scores)) == (7, 1, 6)
+    assert metric.mean == pytest.approx(sum(s for s in scores if s is not None) / 6)
 
 
 def test_exit_1_below_threshold_prints_the_lowest_samples_with_missing_claims(
@@ -334,3 +356,7 @@ def test_html_report_and_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "scoring" in capsys.readouterr().err
     html = report.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<mark>" in html
+    # With --out the report reads the records back from the file: the same report.
+    out, again = tmp_path / "r.jsonl", tmp_path / "again.html"
+    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out, "--report", again) == 0
+    assert again.read_text().count('href="#s-') == html.count('href="#s-') == 3

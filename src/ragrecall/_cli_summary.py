@@ -1,0 +1,174 @@
+"""The summary of an ``eval`` run, gathered one record at a time in bounded memory.
+
+Per metric it keeps the scores (floats, for the mean and its bootstrap CI), the unscorable
+count and, with repeats, each sample's spread; of the records themselves only the few it prints
+(the lowest-scoring and the noisiest). A run of any size can be summarised while its records
+stream from the judge or from a results file.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ._compare import bootstrap_ci
+from ._results_file import Record
+
+__all__ = ["MetricSummary", "RunSummary", "summarize"]
+
+
+@dataclass
+class MetricSummary:
+    name: str
+    total: int = 0
+    scores: list[float] = field(default_factory=list)
+    stds: list[float] = field(default_factory=list)  # per sample, with repeats
+    runs: int = 0  # the most runs a sample had (repeats)
+
+    @property
+    def unscorable(self) -> int:
+        return self.total - len(self.scores)
+
+    @property
+    def unscorable_share(self) -> float:
+        return self.unscorable / self.total if self.total else 0.0
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.scores) if self.scores else None
+
+    @property
+    def ci(self) -> tuple[float, float] | None:
+        """95% bootstrap CI of the mean over samples."""
+        return bootstrap_ci(self.scores, resamples=2000) if len(self.scores) > 1 else None
+
+    @property
+    def noise_se(self) -> float | None:
+        """The standard error of the mean that judge noise alone accounts for (repeats)."""
+        if not self.stds or not self.scores:
+            return None
+        return math.sqrt(sum(s * s / self.runs for s in self.stds)) / len(self.scores)
+
+    def add(self, record: Record) -> None:
+        self.total += 1
+        score = record.score(self.name)
+        if score is not None:
+            self.scores.append(score)
+        runs = record.runs.get(self.name, [])
+        self.runs = max(self.runs, len(runs))
+        scored = [s for s in runs if s is not None]
+        if len(scored) > 1:
+            self.stds.append(statistics.stdev(scored))
+
+
+def summarize(records: Iterable[Record], name: str) -> MetricSummary:
+    summary = MetricSummary(name)
+    for record in records:
+        summary.add(record)
+    return summary
+
+
+class RunSummary:
+    """Every metric's summary, the ``worst`` lowest-scoring records of the first metric and its
+    ten noisiest samples across repeats."""
+
+    def __init__(self, names: Sequence[str], worst: int):
+        self.names = list(names)
+        self.metrics = [MetricSummary(n) for n in names]
+        self.count = 0
+        self._worst_n = worst
+        self._worst: list[tuple[float, int, Record]] = []  # a max-heap on score, by negation
+        self._noisy: list[tuple[float, int, float, float, str]] = []  # a min-heap on std
+        self._order = itertools.count()
+
+    def add(self, record: Record) -> None:
+        self.count += 1
+        for summary in self.metrics:
+            summary.add(record)
+        name, order = self.names[0], next(self._order)
+        score = record.score(name)
+        if self._worst_n > 0 and score != 1.0:
+            item = (1.0 if score is None else -score, -order, record)  # unscorable first
+            if len(self._worst) < self._worst_n:
+                heapq.heappush(self._worst, item)
+            elif item > self._worst[0]:
+                heapq.heapreplace(self._worst, item)
+        runs = [s for s in record.runs.get(name, []) if s is not None]
+        if len(runs) > 1:
+            label = record.sample.user_input or record.key
+            noisy = (statistics.stdev(runs), -order, min(runs), max(runs), label)
+            if len(self._noisy) < 10:
+                heapq.heappush(self._noisy, noisy)
+            elif noisy > self._noisy[0]:
+                heapq.heapreplace(self._noisy, noisy)
+
+    def worst(self) -> list[Record]:
+        """The lowest-scoring records of the first metric, lowest first (unscorable before)."""
+        return [r for _, _, r in sorted(self._worst, reverse=True)]
+
+    def print_worst(self, console: Console) -> None:
+        name = self.names[0]
+        worst = self.worst()
+        if not worst:
+            return
+        console.print(f"[bold]lowest {name}[/]")
+        for r in worst:
+            result = r.results[name]
+            score = r.score(name)
+            label = "unscorable" if score is None else f"{score:.2f}"
+            console.print(
+                f"  [{label}] #{r.index} {escape(r.sample.user_input or r.key)}", highlight=False
+            )
+            if score is None:
+                console.print(f"      reason: {escape(result.reason)}", highlight=False)
+            reasons = {v.claim: v.reason for v in result.verdicts}
+            for claim in result.missing:
+                why = reasons.get(claim)
+                console.print(
+                    f"      [red]missing[/] {escape(claim)}"
+                    + (f" [dim]({escape(why)})[/]" if why else ""),
+                    highlight=False,
+                )
+
+    def print_spread(self, console: Console) -> None:
+        table = Table(
+            title=f"{self.names[0]}: noisiest samples across repeats", title_justify="left"
+        )
+        for column in ("sample", "std", "min", "max"):
+            table.add_column(column, justify="left" if column == "sample" else "right")
+        for std, _, low, high, label in sorted(self._noisy, reverse=True):
+            table.add_row(escape(label), f"{std:.3f}", f"{low:.2f}", f"{high:.2f}")
+        console.print(table)
+
+    def table(self, total_samples: int, repeats: int) -> Table:
+        table = Table(
+            title=f"ragrecall eval: {self.count} of {total_samples} samples", title_justify="left"
+        )
+        for column in ("metric", "mean", "95% CI", "scored", "unscorable"):
+            table.add_column(column, justify="left" if column == "metric" else "right")
+        if repeats > 1:
+            table.add_column("judge noise ±", justify="right")
+            table.add_column("mean / max sample std", justify="right")
+        for s in self.metrics:
+            mean, ci = s.mean, s.ci
+            row = [
+                s.name,
+                "n/a" if mean is None else f"{mean:.3f}",
+                "" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+                str(len(s.scores)),
+                f"{s.unscorable} ({s.unscorable_share:.0%})",
+            ]
+            if repeats > 1:
+                noise = s.noise_se
+                row.append("" if noise is None else f"{1.96 * noise:.3f}")
+                row.append(f"{statistics.fmean(s.stds):.3f} / {max(s.stds):.3f}" if s.stds else "")
+            table.add_row(*row)
+        return table
