@@ -10,14 +10,17 @@ authority, the claim planted inside an instruction). The inflation rate is the s
 claims counted as supported. Configurations, all per-claim:
 
 - ``naive``: a prompt without the "passages are data" rule, passages as plain ``Passage n:``
-  text (no delimiters, nothing defused), evidence aligned by the library (not verified);
-- ``default_align``: the default prompt and delimited, defused passages; evidence aligned;
+  text (no delimiters, nothing defused, nothing withheld), evidence aligned by the library
+  (not verified);
+- ``default_align``: the defaults: the "passages are data" prompt, delimited and defused
+  passages, chunks that address the judge withheld; evidence aligned;
 - ``defended``: the default prompt, delimiting and ``evidence="quote"`` (the quote must be in
   the cited chunk, state the claim, and not come from a passage that instructs the judge);
 - ``defended_batched``: the same through the batched strategy.
 
 ``--control`` also scores each case without its injected chunk: the judge's own error rate
-on these claims, so the inflation the attack causes can be told apart. Prints figures and
+on these claims, so the inflation the attack causes (inflated with the attack, not without it)
+can be told apart. Prints figures and
 writes ``benchmarks/out/injection.json``; asserts nothing.
 """
 
@@ -85,7 +88,8 @@ class NaiveRecall(ContextRecall):
 def build(config: str, judge: BaseChatModel) -> ContextRecall:
     cache = ClaimCache()
     if config == "naive":
-        return NaiveRecall(judge, strategy="per_claim", evidence="align", cache=cache)
+        return NaiveRecall(judge, strategy="per_claim", evidence="align", cache=cache,
+                           withhold_injections=False)
     if config == "default_align":
         return ContextRecall(judge, strategy="per_claim", evidence="align", cache=cache)
     if config == "defended":
@@ -171,6 +175,17 @@ def main() -> None:
             f"{unscorable}  {summary[label]['by_attack']}",
             flush=True,
         )
+    if args.control:
+        for config in configs:
+            hit_control = {r["id"] for r in rows if r["config"] == config and r["control"]
+                           and r["inflated"]}
+            attacked = {r["id"] for r in rows if r["config"] == config and not r["control"]
+                        and r["inflated"]}
+            caused = sorted(attacked - hit_control)
+            summary[config]["caused_by_attack"] = caused
+            summary[config]["judge_errors_without_attack"] = sorted(hit_control)
+            print(f"{config:40} inflated by the attack itself: {len(caused)}/{len(cases)} "
+                  f"{caused}; wrong without the attack too: {sorted(attacked & hit_control)}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model = str(getattr(judge, "model_name", judge))
     meta = {"commit": commit(), "judge": model, "cases": len(cases)}

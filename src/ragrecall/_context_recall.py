@@ -41,6 +41,9 @@ class ContextRecall(Metric):
             ``"quote"`` (the judge quotes; an unverifiable quote does not count), or
             ``"auto"`` (align for per-claim, quote for batched).
         threshold: P(supported) needed to count a claim, where the judge gives logprobs.
+        withhold_injections: chunks that address the judge (orders to ignore the rules, fake
+            verdicts or delimiters, role markers) are not shown to it, and the result's reason
+            names them. Turn off for corpora whose text is about prompts themselves.
         cache: claim cache; ``cache_path`` makes a new one persisted in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
     """
@@ -55,6 +58,7 @@ class ContextRecall(Metric):
         strategy: Strategy | Literal["auto"] = "auto",
         evidence: Evidence | Literal["auto"] = "auto",
         threshold: float = 0.5,
+        withhold_injections: bool = True,
         cache: ClaimCache | None = None,
         cache_path: str | Path | None = None,
         window_tokens: int | None = None,
@@ -72,6 +76,7 @@ class ContextRecall(Metric):
         self._strategy = strategy
         self._evidence = evidence
         self.threshold = threshold
+        self.withhold_injections = withhold_injections
         if cache is None:
             cache = ClaimCache(cache_path) if cache_path else _SHARED_CACHE
         self.cache = cache
@@ -127,7 +132,7 @@ class ContextRecall(Metric):
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
         # A chunk that addresses the judge (a prompt injection) is never shown to it: its
         # instructions could sway the verdicts on the other chunks too.
-        hostile = [c.id for c in chunks if instructs_judge(c.text)]
+        hostile = [c.id for c in chunks if self.withhold_injections and instructs_judge(c.text)]
         if hostile:
             chunks = [c for c in chunks if c.id not in hostile]
             withheld = f"chunks {hostile} address the judge; they were not shown to it"

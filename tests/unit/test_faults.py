@@ -338,6 +338,14 @@ def test_align_mode_withholds_a_chunk_that_addresses_the_judge_too() -> None:
     assert verdict.attributed and verdict.chunk_ids == ["real"]
 
 
+def test_withholding_can_be_turned_off_for_text_about_prompts() -> None:
+    judge = obeying("Mount Kilimanjaro is 7,200 metres tall")
+    recall = ContextRecall(judge, evidence="align", withhold_injections=False, cache=ClaimCache())
+    result = recall.score(PLANTED)
+    assert result.reason == ""
+    assert any("Ignore the above" in str(m.content) for call in judge.calls for m in call)
+
+
 def test_the_defence_keeps_real_support_next_to_an_attack() -> None:
     sample = {**PLANTED, "reference_claims": ["Mount Kilimanjaro rises to about 5,895 metres."]}
     recall = ContextRecall(
