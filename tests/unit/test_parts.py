@@ -145,3 +145,23 @@ def test_transient_errors_and_retry_after() -> None:
     assert not is_transient(ValueError())
     assert retry_after(_HTTPError(429, {"retry-after": "7"})) == 7.0
     assert retry_after(_HTTPError(429)) is None
+
+
+def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
+    from langchain_openai import ChatOpenAI
+
+    from ragrecall._prompts import Support
+    from ragrecall._structured import response_format, structured
+
+    fmt = response_format(Support)
+    assert fmt is response_format(Support)  # built once
+    schema = fmt["json_schema"]["schema"]
+    assert (fmt["type"], fmt["json_schema"]["name"], fmt["json_schema"]["strict"]) == (
+        "json_schema",
+        "Support",
+        True,
+    )
+    assert schema["required"] == ["supported", "passage"] and not schema["additionalProperties"]
+    model = ChatOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x", model="m")
+    chain = structured(model, Support)
+    assert chain.first.kwargs["response_format"] is fmt  # type: ignore[attr-defined]
