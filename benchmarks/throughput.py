@@ -265,6 +265,7 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
 
     from ragrecall import ContextRecall, attribution_chain
     from ragrecall._prompts import Support
+    from ragrecall._structured import response_format
 
     judge = openai_judge(base_url)
     body = {"model": "fake", "messages": [{"role": "user", "content": "Claim: x"}]}
@@ -279,8 +280,13 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
     bound = judge.bind(response_format={"type": "json_schema", "json_schema": {
         "name": "Support", "schema": Support.model_json_schema()}})
 
+    extra = judge.bind(extra_body={"response_format": response_format(Support)})
+
     async def bound_call() -> Any:
         return Support.model_validate_json((await bound.ainvoke(messages)).content)
+
+    async def extra_call() -> Any:
+        return Support.model_validate_json((await extra.ainvoke(messages)).content)
 
     async with httpx.AsyncClient(trust_env=False) as raw:
         steps = {
@@ -292,6 +298,7 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
             "+ with_structured_output": lambda: structured_out.ainvoke(messages),
             "  (alt: with_structured_output(dict))": lambda: dict_out.ainvoke(messages),
             "  (alt: bind(response_format) + validate)": bound_call,
+            "  (alt: bind(extra_body) + validate)": extra_call,
             "+ prompt, salvage (attribution_chain)": lambda: chain.ainvoke(
                 {"passages": '<passage id="1">\nx\n</passage>', "claim": "x"}),
             "+ retries, timeout, result (ascore)": lambda: metric.ascore(sample),

@@ -114,16 +114,22 @@ def _segmenter() -> pysbd.Segmenter:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (rule-based, no model call), stripped, empty ones dropped."""
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _sentences(text: str) -> tuple[str, ...]:
+    """Cached: every claim of a sample aligns against the same chunks (pysbd takes about a
+    millisecond a chunk)."""
     if not text.strip():
-        return []
-    sentences = _segmenter().segment(text)
-    return [s.strip() for s in sentences if s.strip()]
+        return ()
+    return tuple(s.strip() for s in _segmenter().segment(text) if s.strip())
 
 
 def best_sentence(claim: str, text: str) -> tuple[str, float]:
     """The sentence of ``text`` closest to ``claim`` and its similarity in [0, 100]."""
     best, best_score = "", -1.0
-    for sentence in split_sentences(text) or [text]:
+    for sentence in _sentences(text) or (text,):
         score = fuzz.token_set_ratio(claim, sentence, processor=normalize)
         if score > best_score:
             best, best_score = sentence, score

@@ -2,11 +2,12 @@
 
 ``structured(model, Schema)`` gives a runnable whose output is ``{"raw", "parsed",
 "parsing_error"}``: native structured output where the model has it, else the plain model
-followed by a parser that finds the JSON in fenced or chatty text. OpenAI-compatible models get
-the schema's strict JSON-schema ``response_format`` built once, bound to the model, and their
-reply validated here: what ``with_structured_output`` sends, at half its client CPU per call
-(it rebuilds the schema and runs five nested runnables on every call), which is what limits
-concurrency at 32 requests in flight.
+followed by a parser that finds the JSON in fenced or chatty text. ``ChatOpenAI`` and
+``AzureChatOpenAI`` get the schema's strict JSON-schema ``response_format`` built once, bound
+into the raw request body, and their reply validated here: the request
+``with_structured_output`` sends, at under half its client CPU per call (it rebuilds the
+schema, has the OpenAI client walk it, and runs five nested runnables, on every call), which
+is what limits a run with 32 requests in flight.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, dict[str, Any]]:
     """The model constrained to ``schema``; output ``{"raw", "parsed", "parsing_error"}``."""
     if isinstance(model, (ChatOpenAI, AzureChatOpenAI)):  # not its cousins (DeepSeek, ...)
-        bound = model.bind(response_format=response_format(schema))
+        # In the raw request body: the OpenAI client would walk the schema on every call.
+        extra_body = {**(model.extra_body or {}), "response_format": response_format(schema)}
+        bound = model.bind(extra_body=extra_body)
         return bound | RunnableLambda(partial(_parsed, schema=schema), name="parse_json")
     try:
         native = model.with_structured_output(schema, include_raw=True)

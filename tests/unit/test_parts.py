@@ -162,6 +162,8 @@ def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
         True,
     )
     assert schema["required"] == ["supported", "passage"] and not schema["additionalProperties"]
-    model = ChatOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x", model="m")
-    chain = structured(model, Support)
-    assert chain.first.kwargs["response_format"] is fmt  # type: ignore[attr-defined]
+    model = ChatOpenAI(
+        base_url="http://127.0.0.1:9/v1", api_key="x", model="m", extra_body={"top_k": 1}
+    )
+    bound = structured(model, Support).first  # type: ignore[attr-defined]
+    assert bound.kwargs["extra_body"] == {"top_k": 1, "response_format": fmt}  # theirs kept
