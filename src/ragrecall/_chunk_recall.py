@@ -23,7 +23,7 @@ from ._decompose import ClaimCache
 from ._drive import DEFAULT_TIMEOUT, Steps
 from ._judges import JudgeLike
 from ._metric import Metric
-from ._precision import ChunkStrategy, ContextPrecision
+from ._precision import ChunkStrategy, ContextPrecision, chunk_strategy
 from ._response_recall import ResponseRecall
 from ._schemas import ChunkRecallResult, ChunkVerdict, Sample, Usage
 
@@ -61,9 +61,7 @@ class ChunkRecall(Metric):
         timeout: float = DEFAULT_TIMEOUT,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
-        if strategy not in ("auto", "per_chunk", "batched"):
-            raise ValueError(f"strategy must be 'auto', 'per_chunk' or 'batched', not {strategy!r}")
-        self._strategy = strategy
+        self._strategy = chunk_strategy(strategy)
         self._relevance = relevance
         self._reflection = reflection
 

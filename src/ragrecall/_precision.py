@@ -55,6 +55,13 @@ __all__ = [
 ChunkStrategy = Literal["per_chunk", "batched"]
 
 
+def chunk_strategy(value: str) -> ChunkStrategy | Literal["auto"]:
+    """``value`` checked as a per-chunk metric's strategy."""
+    if value not in ("auto", "per_chunk", "batched"):
+        raise ValueError(f"strategy must be 'auto', 'per_chunk' or 'batched', not {value!r}")
+    return value  # type: ignore[return-value]
+
+
 class Relevance(BaseModel):
     """Verdict on one passage."""
 
@@ -143,9 +150,7 @@ class ChunkJudgedMetric(Metric):
         timeout: float = DEFAULT_TIMEOUT,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
-        if strategy not in ("auto", "per_chunk", "batched"):
-            raise ValueError(f"strategy must be 'auto', 'per_chunk' or 'batched', not {strategy!r}")
-        self._strategy = strategy
+        self._strategy = chunk_strategy(strategy)
         self.prompt = prompt or self.default_prompt
         self.batched_prompt = batched_prompt or self.default_batched_prompt
         self.window_tokens = window_tokens
