@@ -12,10 +12,9 @@ is what limits a run with 32 requests in flight.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from functools import partial
+from functools import cache, partial
 from typing import Any, TypeVar
 
 import openai
@@ -36,7 +35,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, dict[str, Any]]:
     """The model constrained to ``schema``; output ``{"raw", "parsed", "parsing_error"}``."""
-    if isinstance(model, (ChatOpenAI, AzureChatOpenAI)):  # not its cousins (DeepSeek, ...)
+    if _chat_completions(model):
         # In the raw request body: the OpenAI client would walk the schema on every call.
         extra_body = {**(model.extra_body or {}), "response_format": response_format(schema)}
         bound = model.bind(extra_body=extra_body)
@@ -48,7 +47,19 @@ def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, d
     return native | RunnableLambda(partial(_salvage, schema=schema), name="salvage_json")
 
 
-@functools.cache
+def _chat_completions(model: BaseChatModel) -> bool:
+    """An OpenAI model on the Chat Completions API (not its cousins, such as DeepSeek's, nor
+    the Responses API, which takes its schema elsewhere). Unsure: False, the general path."""
+    if not isinstance(model, (ChatOpenAI, AzureChatOpenAI)):
+        return False
+    uses_responses = getattr(model, "_use_responses_api", None)
+    try:
+        return callable(uses_responses) and uses_responses({}) is False
+    except Exception:
+        return False
+
+
+@cache
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     """The strict JSON-schema ``response_format`` of ``schema``, as OpenAI's client builds it."""
     function = openai.pydantic_function_tool(schema)["function"]

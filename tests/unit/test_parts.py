@@ -167,3 +167,6 @@ def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
     )
     bound = structured(model, Support).first  # type: ignore[attr-defined]
     assert bound.kwargs["extra_body"] == {"top_k": 1, "response_format": fmt}  # theirs kept
+    # The Responses API takes its schema elsewhere: the general path.
+    responses = ChatOpenAI(api_key="x", model="m", use_responses_api=True)
+    assert "extra_body" not in getattr(structured(responses, Support).first, "kwargs", {})
