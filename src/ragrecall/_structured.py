@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache, partial
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -47,7 +47,7 @@ def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, d
     return native | RunnableLambda(partial(_salvage, schema=schema), name="salvage_json")
 
 
-def _chat_completions(model: BaseChatModel) -> bool:
+def _chat_completions(model: BaseChatModel) -> TypeGuard[ChatOpenAI | AzureChatOpenAI]:
     """An OpenAI model on the Chat Completions API (not its cousins, such as DeepSeek's, nor
     the Responses API, which takes its schema elsewhere). Unsure: False, the general path."""
     if not isinstance(model, (ChatOpenAI, AzureChatOpenAI)):
