@@ -78,9 +78,11 @@ def main() -> int:
         "uncached_prompt_tokens_per_answer": (tally.prompt_tokens - tally.cached_tokens) / n,
         "completion_tokens_per_answer": tally.completion_tokens / n,
         "server_s": tally.server_s, "http_s": tally.busy_s,
-        "overhead": (wall - tally.server_s) / tally.server_s if tally.server_s else None,
-        "client_overhead": (wall - tally.busy_s) / tally.server_s if tally.server_s else None,
+        "overhead": None, "client_overhead": None,  # meaningful only without overlap
     }
+    if args.concurrency == 1 and tally.server_s:
+        summary["overhead"] = (wall - tally.server_s) / tally.server_s
+        summary["client_overhead"] = (wall - tally.busy_s) / tally.server_s
     print_summary(summary)
     if args.summary:
         args.summary.parent.mkdir(parents=True, exist_ok=True)
