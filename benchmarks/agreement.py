@@ -71,24 +71,27 @@ QUOTE_FIRST_PROMPT = ChatPromptTemplate.from_messages(
 )
 
 
-class QuoteFirstRecall(ContextRecall):
-    """ContextRecall with the evidence-first reply (an experiment; see RESULTS.md)."""
+def reply_variant(prompt: ChatPromptTemplate, schema: type[BaseModel],
+                  as_reply: type[BaseModel]) -> type[ContextRecall]:
+    """ContextRecall whose judge answers ``prompt`` with ``schema``, read as ``as_reply`` (the
+    library's own reply type) so that evidence and scoring are unchanged. For experiments."""
 
-    def _chain(self, kind: str) -> Any:
-        if kind != "attribute":
-            return super()._chain(kind)
-        if kind not in self._chains:
-            convert = RunnableLambda(_as_quoted)
-            chain = QUOTE_FIRST_PROMPT | structured(self.judge, QuoteFirst) | convert
-            self._chains[kind] = chain
-        return self._chains[kind]
+    def convert(out: dict[str, Any]) -> dict[str, Any]:
+        parsed = out.get("parsed")
+        if isinstance(parsed, schema):
+            out = {**out, "parsed": as_reply(**parsed.model_dump())}
+        return out
 
+    class Variant(ContextRecall):
+        def _chain(self, kind: str) -> Any:
+            if kind != "attribute":
+                return super()._chain(kind)
+            if kind not in self._chains:
+                chain = prompt | structured(self.judge, schema) | RunnableLambda(convert)
+                self._chains[kind] = chain
+            return self._chains[kind]
 
-def _as_quoted(out: dict[str, Any]) -> dict[str, Any]:
-    parsed = out.get("parsed")
-    if isinstance(parsed, QuoteFirst):
-        out = {**out, "parsed": QuotedSupport(**parsed.model_dump())}
-    return out
+    return Variant
 
 
 class PassageFirst(BaseModel):
@@ -113,26 +116,6 @@ PASSAGE_FIRST_PROMPT = ChatPromptTemplate.from_messages(
         MessagesPlaceholder("retry", optional=True),
     ]
 )
-
-
-class PassageFirstRecall(ContextRecall):
-    """ContextRecall whose judge names the passage before its verdict (an experiment)."""
-
-    def _chain(self, kind: str) -> Any:
-        if kind != "attribute":
-            return super()._chain(kind)
-        if kind not in self._chains:
-            convert = RunnableLambda(_as_support)
-            chain = PASSAGE_FIRST_PROMPT | structured(self.judge, PassageFirst) | convert
-            self._chains[kind] = chain
-        return self._chains[kind]
-
-
-def _as_support(out: dict[str, Any]) -> dict[str, Any]:
-    parsed = out.get("parsed")
-    if isinstance(parsed, PassageFirst):
-        out = {**out, "parsed": Support(**parsed.model_dump())}
-    return out
 
 
 STRICT_PROMPT = ChatPromptTemplate.from_messages(
@@ -160,18 +143,11 @@ STRICT_PROMPT = ChatPromptTemplate.from_messages(
 )
 
 
-class StrictRecall(ContextRecall):
-    """ContextRecall with a stricter prompt and three examples (an experiment)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, attribution_prompt=STRICT_PROMPT, **kwargs)
-
-
 VARIANTS = {
     "default": ContextRecall,
-    "quote-first": QuoteFirstRecall,
-    "passage-first": PassageFirstRecall,
-    "strict": StrictRecall,
+    "quote-first": reply_variant(QUOTE_FIRST_PROMPT, QuoteFirst, QuotedSupport),
+    "passage-first": reply_variant(PASSAGE_FIRST_PROMPT, PassageFirst, Support),
+    "strict": reply_variant(STRICT_PROMPT, Support, Support),
 }
 
 
