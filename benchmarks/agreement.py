@@ -2,6 +2,7 @@
 
     python benchmarks/agreement.py [--data ../shared/datasets] [--limit 30] [--seed 0]
         [--bench lfqa attributionbench] [--split dev] [--atomic] [--judge local | --base-url URL]
+        [--variant default|quote-first|passage-first|strict] [--select-sentences K]
         [--out items.jsonl] [--summary summary.json]
 
 LFQA-Verification (end to end): reference = the answer's labelled sentences, used as the claims
@@ -41,8 +42,10 @@ from _common import (
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, Field
+from rapidfuzz import fuzz
 
 from ragrecall import ContextRecall, EvaluationReport, evaluate, structured
+from ragrecall._evidence import split_sentences
 from ragrecall._prompts import QuotedSupport, Support
 
 
@@ -151,6 +154,28 @@ VARIANTS = {
 }
 
 
+def select_sentences(row: dict[str, Any], keep: int) -> dict[str, Any]:
+    """The row with each chunk cut to the sentences among the ``keep`` closest to some claim
+    (rapidfuzz token-set similarity over all chunks), in their order; chunks keep their ids.
+    An experiment: fewer prompt tokens, if the support survives the cut."""
+    if keep <= 0:
+        return row
+    chunks = [c if isinstance(c, dict) else {"id": str(i), "text": c}
+              for i, c in enumerate(row["retrieved_contexts"], start=1)]
+    sentences = [(n, i, t) for n, c in enumerate(chunks)
+                 for i, t in enumerate(split_sentences(c["text"]))]
+    chosen: set[tuple[int, int]] = set()
+    for claim in row["reference_claims"]:
+        ranked = sorted(sentences, key=lambda s: -fuzz.token_set_ratio(claim, s[2]))
+        chosen |= {(n, i) for n, i, _ in ranked[:keep]}
+    cut = []
+    for n, chunk in enumerate(chunks):
+        kept = [t for m, i, t in sentences if m == n and (m, i) in chosen]
+        if kept:
+            cut.append({**chunk, "text": " ".join(kept)})
+    return {**row, "retrieved_contexts": cut}
+
+
 def score(rows: list[dict[str, Any]], metric: ContextRecall) -> tuple[EvaluationReport, float]:
     start = time.perf_counter()
     report = evaluate(rows, [metric], show_progress=sys.stderr.isatty())
@@ -250,6 +275,8 @@ def main() -> int:
     parser.add_argument("--variant", default="default", choices=sorted(VARIANTS))
     parser.add_argument("--evidence", default="auto", choices=["auto", "align", "quote"])
     parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument("--select-sentences", type=int, default=0, metavar="K",
+                        help="cut chunks to the K sentences closest to each claim (experiment)")
     parser.add_argument("--out", type=Path, help="per-item JSONL")
     parser.add_argument("--summary", type=Path, help="JSON summary")
     add_judge_args(parser)
@@ -263,10 +290,13 @@ def main() -> int:
                                "args": {k: str(v) for k, v in vars(args).items()}}
     items: list[Any] = []
     if "lfqa" in args.bench:
-        summary["lfqa"], found = lfqa(lfqa_answers(root, args.limit, args.seed), args, judge)
+        rows = [select_sentences(r, args.select_sentences)
+                for r in lfqa_answers(root, args.limit, args.seed)]
+        summary["lfqa"], found = lfqa(rows, args, judge)
         items += found
     if "attributionbench" in args.bench:
-        rows = attributionbench_rows(root, args.split, args.ab_limit or args.limit, args.seed)
+        rows = [select_sentences(r, args.select_sentences) for r in
+                attributionbench_rows(root, args.split, args.ab_limit or args.limit, args.seed)]
         summary["attributionbench"], found = attribution(rows, args, judge)
         items += found
     print_table(summary)
