@@ -140,6 +140,20 @@ def auc(gold: Sequence[bool], scores: Sequence[float]) -> float | None:
     return wins / (len(pos) * len(neg))
 
 
+def write_json(path: Path | None, value: Any) -> None:
+    """``value`` as indented JSON at ``path`` (its folder made); nothing if ``path`` is None."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value, indent=2))
+
+
+def write_jsonl(path: Path | None, items: Sequence[Any]) -> None:
+    """One JSON line per item at ``path`` (its folder made); nothing if ``path`` is None."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(i) + "\n" for i in items))
+
+
 def commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,

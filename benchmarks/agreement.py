@@ -16,7 +16,6 @@ accuracy (overall and per source) and the AUC of P(supported). Skips cleanly wit
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import defaultdict
@@ -38,6 +37,8 @@ from _common import (
     make_judge,
     pearson,
     spearman,
+    write_json,
+    write_jsonl,
 )
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda
@@ -300,12 +301,8 @@ def main() -> int:
         summary["attributionbench"], found = attribution(rows, args, judge)
         items += found
     print_table(summary)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(json.dumps(i) + "\n" for i in items))
-    if args.summary:
-        args.summary.parent.mkdir(parents=True, exist_ok=True)
-        args.summary.write_text(json.dumps(summary, indent=2))
+    write_jsonl(args.out, items)
+    write_json(args.summary, summary)
     return 0
 
 

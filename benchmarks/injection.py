@@ -35,7 +35,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from _common import add_judge_args, commit, make_judge
+from _common import add_judge_args, commit, make_judge, write_json
 from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
@@ -186,10 +186,9 @@ def main() -> None:
             summary[config]["judge_errors_without_attack"] = sorted(hit_control)
             print(f"{config:40} inflated by the attack itself: {len(caused)}/{len(cases)} "
                   f"{caused}; wrong without the attack too: {sorted(attacked & hit_control)}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     model = str(getattr(judge, "model_name", judge))
     meta = {"commit": commit(), "judge": model, "cases": len(cases)}
-    args.out.write_text(json.dumps({**meta, "summary": summary, "rows": rows}, indent=2))
+    write_json(args.out, {**meta, "summary": summary, "rows": rows})
     print(f"wrote {args.out}", file=sys.stderr)
 
 

@@ -15,7 +15,6 @@ average at its start and end. Skips cleanly without the data. Asserts nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -24,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import commit, data_dir, lfqa_answers
+from _common import commit, data_dir, lfqa_answers, write_json
 from _usage_proxy import UsageProxy
 
 
@@ -84,9 +83,7 @@ def main() -> int:
         summary["overhead"] = (wall - tally.server_s) / tally.server_s
         summary["client_overhead"] = (wall - tally.busy_s) / tally.server_s
     print_summary(summary)
-    if args.summary:
-        args.summary.parent.mkdir(parents=True, exist_ok=True)
-        args.summary.write_text(json.dumps(summary, indent=2))
+    write_json(args.summary, summary)
     return 0
 
 

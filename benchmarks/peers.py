@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import sys
@@ -47,7 +46,17 @@ os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import commit, data_dir, fmt, lfqa_answers, mae, pearson, spearman
+from _common import (
+    commit,
+    data_dir,
+    fmt,
+    lfqa_answers,
+    mae,
+    pearson,
+    spearman,
+    write_json,
+    write_jsonl,
+)
 from _usage_proxy import UsageProxy
 
 TOOLS = ("ragrecall", "ragas", "deepeval")
@@ -273,12 +282,8 @@ def main() -> int:
             print_row(tool, summary["tools"][tool], header=tool == tools[0])
     summary["load_avg_end"] = os.getloadavg()
     print("load average at the end " + " ".join(f"{x:.2f}" for x in summary["load_avg_end"]))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(json.dumps(i) + "\n" for i in items))
-    if args.summary:
-        args.summary.parent.mkdir(parents=True, exist_ok=True)
-        args.summary.write_text(json.dumps(summary, indent=2))
+    write_jsonl(args.out, items)
+    write_json(args.summary, summary)
     return 0
 
 

@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import commit
+from _common import commit, write_json
 
 # ---------------------------------------------------------------------------------------------
 # The delayed OpenAI-compatible server (runs as `throughput.py --serve`, in a child process)
@@ -453,9 +453,7 @@ def main() -> int:
             print(r["profile_cumulative"])
     load = summary["load_avg_end"]
     print(f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    if args.summary:
-        args.summary.parent.mkdir(parents=True, exist_ok=True)
-        args.summary.write_text(json.dumps(summary, indent=2))
+    write_json(args.summary, summary)
     return 0
 
 
