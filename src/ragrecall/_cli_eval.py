@@ -38,7 +38,7 @@ from ._evaluate import astream
 from ._judges import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
 from ._metric import Metric
 from ._progress import progress
-from ._results_file import Record, ResultsFile, iter_records, read_records
+from ._results_file import Record, ResultsFile, read_records
 from ._schemas import RecallResult, Sample, Usage
 
 __all__ = [
@@ -401,8 +401,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         judge_spec = load_judge(args.judge, args.judge_factory)
         if args.dry_run:
             return _dry_run(args, rows, column_map, names, judge_spec, console)
+        summary = RunSummary(names, args.show_worst)  # resumed records count too
         store = (
-            ResultsFile.open(args.out, metrics=names, repeats=args.repeats) if args.out else None
+            ResultsFile.open(args.out, metrics=names, repeats=args.repeats, on_record=summary.add)
+            if args.out
+            else None
         )
     except SampleError as err:
         message = str(err)
@@ -425,14 +428,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         if store is not None:
             store.close()
         return USAGE_ERROR
-    summary = RunSummary(names, args.show_worst)
     # Records are kept in memory only for an HTML report with no results file to read back.
     kept: list[Record] | None = [] if args.report and store is None else None
-    done: set[str] = set()
-    if store is not None:
-        done = set(store.done)
-        for record in iter_records(store.path):
-            summary.add(record)
+    done = set(store.done) if store is not None else set()
     todo = len({k for k in samples_keys if k not in done})
     if store is not None and store.repaired:
         err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")

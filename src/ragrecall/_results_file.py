@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -23,7 +23,7 @@ from typing import IO, Any
 from ._errors import SampleError
 from ._schemas import RecallResult, Sample
 
-__all__ = ["Record", "ResultsFile", "iter_records", "read_records", "sample_score"]
+__all__ = ["Record", "ResultsFile", "read_records", "sample_score"]
 
 
 @dataclass
@@ -74,14 +74,7 @@ def sample_score(record: Record, metric: str) -> float | None:
 
 def read_records(path: str | Path) -> list[Record]:
     """Every complete record of a results file (a torn last line is ignored, not repaired)."""
-    return list(iter_records(path))
-
-
-def iter_records(path: str | Path) -> Iterator[Record]:
-    """The complete records of a results file, one at a time (a torn last line is skipped)."""
-    for _, record in _scan(Path(path)):
-        if record is not None:
-            yield record
+    return [record for _, record in _scan(Path(path)) if record is not None]
 
 
 def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
@@ -105,7 +98,7 @@ def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
 
 class ResultsFile:
     """Append records to ``path`` durably; on open, repair a torn tail and note the keys done
-    (only the keys: records are read back with ``iter_records`` when needed).
+    (only the keys: ``on_record`` sees the records as they are read).
 
     Use as a context manager::
 
@@ -122,9 +115,15 @@ class ResultsFile:
 
     @classmethod
     def open(
-        cls, path: str | Path, *, metrics: Sequence[str] | None = None, repeats: int = 1
+        cls,
+        path: str | Path,
+        *,
+        metrics: Sequence[str] | None = None,
+        repeats: int = 1,
+        on_record: Callable[[Record], None] | None = None,
     ) -> ResultsFile:
-        """Open for appending. Raises SampleError when the file holds other metrics or repeats
+        """Open for appending; ``on_record`` sees each record already there (one read of the
+        file serves both). Raises SampleError when the file holds other metrics or repeats
         than this run asks for (resuming would mix two configurations)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,6 +138,8 @@ class ResultsFile:
                 if not done:
                     _check_compatible(path, record, metrics, repeats)
                 done.add(record.key)
+                if on_record is not None:
+                    on_record(record)
             if good < path.stat().st_size:
                 with path.open("r+b") as f:
                     f.truncate(good)
