@@ -227,13 +227,14 @@ def _decide(
         # An injection can have the judge quote what the attacker planted: a quote counts only
         # if it states the claim and its passage does not address the judge.
         trusted = [p for p in found if not instructs_judge(p.chunk.text)]
-        if found and trusted and quote_states(quote or "", claim):
+        states = quote_states(quote or "", claim)
+        if trusted and states:
             p = trusted[0]
             note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
             return verdict(True, "supported; quote verified" + note, [p.chunk.id], quote, True)
         if not found:
             why = "its quote is not in the passages"
-        elif not quote_states(quote or "", claim):
+        elif not states:
             why = "its quote does not state the claim"
         else:
             why = "its quote comes from a passage that gives the judge instructions"
