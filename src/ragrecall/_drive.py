@@ -197,25 +197,34 @@ async def _within(call: Awaitable[T], timeout: float | None) -> T:
 
 
 def _retry_args(policy: Policy) -> dict[str, Any]:
+    def failure(state: RetryCallState) -> BaseException | None:
+        return state.outcome.exception() if state.outcome else None
+
+    def asked(state: RetryCallState) -> float | None:
+        """The failed attempt's Retry-After, if its error carries one."""
+        exc = failure(state)
+        return retry_after(exc) if exc else None
+
     def wait(state: RetryCallState) -> float:
         """Honour a server's Retry-After; otherwise exponential backoff with jitter."""
-        exc = state.outcome.exception() if state.outcome else None
-        after = retry_after(exc) if exc else None
+        after = asked(state)
         if after is not None:
             return after
         backoff = policy.backoff * 2.0 ** (state.attempt_number - 1)
         return min(backoff + random.uniform(0, policy.backoff), 60.0)
 
+    def too_long(state: RetryCallState) -> float | None:
+        """The failed attempt's Retry-After, if it asks for more than ``policy.max_wait``."""
+        after = asked(state)
+        return after if after is not None and after > policy.max_wait else None
+
     def stop(state: RetryCallState) -> bool:
-        exc = state.outcome.exception() if state.outcome else None
-        after = retry_after(exc) if exc else None
-        too_long = after is not None and after > policy.max_wait
-        return too_long or state.attempt_number > policy.max_retries
+        return too_long(state) is not None or state.attempt_number > policy.max_retries
 
     def give_up(state: RetryCallState) -> Any:
-        exc = state.outcome.exception() if state.outcome else None
-        after = retry_after(exc) if exc else None
-        if exc is not None and after is not None and after > policy.max_wait:
+        after = too_long(state)
+        if after is not None:
+            exc = failure(state)
             raise JudgeRateLimitError(
                 f"the judge asked to retry after {after:g} s, more than the {policy.max_wait:g} s "
                 f"allowed (Policy.max_wait): {type(exc).__name__}: {exc}",
