@@ -46,6 +46,20 @@ def make_judge(args: argparse.Namespace) -> BaseChatModel | str:
     return str(args.judge)
 
 
+def judge_at(base_url: str, api_key: str, model: str, timeout: float | None = None) -> Any:
+    """A ``ChatOpenAI`` with ``LocalJudge``'s settings at ``base_url`` (e.g. the counting proxy
+    in front of the embedded judge): temperature 0, logprobs, no client retries, no proxies."""
+    import openai
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        base_url=base_url, api_key=api_key, model=model, temperature=0, logprobs=True,
+        top_logprobs=5, max_retries=0, timeout=timeout,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+        http_async_client=openai.DefaultAsyncHttpxClient(trust_env=False),
+    )
+
+
 def majority(labels: Sequence[str]) -> str | None:
     label, count = Counter(labels).most_common(1)[0]
     return label if count >= 2 else None

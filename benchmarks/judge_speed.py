@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import commit, data_dir, lfqa_answers, write_json
+from _common import commit, data_dir, judge_at, lfqa_answers, write_json
 from _usage_proxy import UsageProxy
 
 
@@ -41,9 +41,6 @@ def main() -> int:
         return 0
     rows = lfqa_answers(root, args.limit, args.seed)
 
-    import openai
-    from langchain_openai import ChatOpenAI
-
     from ragrecall import ContextRecall, LocalJudge, evaluate
 
     local = LocalJudge()
@@ -51,12 +48,7 @@ def main() -> int:
     server.ensure_running()
     load_start = os.getloadavg()
     with UsageProxy(server.base_url) as proxy:
-        judge = ChatOpenAI(  # LocalJudge's settings, pointed at the proxy
-            base_url=proxy.base_url("ragrecall"), api_key=server.api_key,
-            model=local.model_name, temperature=0, logprobs=True, top_logprobs=5,
-            max_retries=0, http_client=openai.DefaultHttpxClient(trust_env=False),
-            http_async_client=openai.DefaultAsyncHttpxClient(trust_env=False),
-        )
+        judge = judge_at(proxy.base_url("ragrecall"), server.api_key, local.model_name)
         metric = ContextRecall(judge, claims="sentences", window_tokens=local.context_window)
         start = time.perf_counter()
         report = evaluate(rows, [metric], concurrency=args.concurrency, show_progress=False)

@@ -50,6 +50,7 @@ from _common import (
     commit,
     data_dir,
     fmt,
+    judge_at,
     lfqa_answers,
     mae,
     pearson,
@@ -76,17 +77,9 @@ async def ragrecall_scores(base_url: str, api_key: str, model: str,
                            rows: Sequence[dict[str, Any]], concurrency: int,
                            window_tokens: int = 4096, timeout: float = TIMEOUT
                            ) -> tuple[Scores, list[Any]]:
-    import openai
-    from langchain_openai import ChatOpenAI
-
     from ragrecall import ContextRecall, aevaluate
 
-    judge = ChatOpenAI(
-        base_url=base_url, api_key=api_key, model=model, temperature=0, logprobs=True,
-        top_logprobs=5, max_retries=0, timeout=timeout,
-        http_client=openai.DefaultHttpxClient(trust_env=False),
-        http_async_client=openai.DefaultAsyncHttpxClient(trust_env=False),
-    )  # what LocalJudge is, pointed at the proxy
+    judge = judge_at(base_url, api_key, model, timeout)  # what LocalJudge is, at the proxy
     metric = ContextRecall(judge, claims="sentences", window_tokens=window_tokens,
                            timeout=timeout)
     report = await aevaluate(list(rows), [metric], concurrency=concurrency, show_progress=False)
