@@ -2,6 +2,7 @@
 
     python benchmarks/throughput.py [--fake-samples 2000] [--samples 1000] [--delay 0.2]
         [--concurrency 1 8 32 64] [--serial-samples 50] [--tools ragrecall ragas]
+        [--http httpx|aiohttp]
         [--profile 32] [--summary out.json]
 
 1. Overhead: ``--fake-samples`` samples through ``ragrecall.evaluate`` with a zero-latency fake
@@ -15,7 +16,11 @@
    ``--serial-samples`` samples (its ideal is scaled to that count). The server also reports the
    most requests it saw in flight at once.
    ``--tools ragas`` runs RAGAS' context recall the same way (needs ``ragas``: run this script
-   with ``.venv-peers/bin/python``).
+   with ``.venv-peers/bin/python``); ``--tools chatopenai`` sends the same requests straight
+   through ``ChatOpenAI.ainvoke`` under a semaphore, the floor for any framework on that
+   client. ``--http aiohttp`` gives ragrecall's ``ChatOpenAI`` the
+   OpenAI client's aiohttp transport (``openai.DefaultAioHttpClient``, ``openai[aiohttp]``)
+   instead of httpx.
 
 ``--profile C`` prints a cProfile of ragrecall at concurrency C. Targets (issue 8): overhead
 under 5 % of judge time; efficiency over 90 % at 32 concurrent requests.
@@ -36,6 +41,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -218,14 +224,18 @@ def fake_judge() -> Any:
     return FakeJudge()
 
 
-def openai_judge(base_url: str) -> Any:
+def openai_judge(base_url: str, http: str = "httpx") -> Any:
+    """``ChatOpenAI`` at ``base_url``; ``http="aiohttp"``: its async requests go through
+    aiohttp (``openai.DefaultAioHttpClient``, from ``pip install 'openai[aiohttp]'``)."""
     import openai
     from langchain_openai import ChatOpenAI
 
+    async_client = (openai.DefaultAioHttpClient() if http == "aiohttp"
+                    else openai.DefaultAsyncHttpxClient(trust_env=False))
     return ChatOpenAI(
         base_url=base_url, api_key="none", model="fake", temperature=0, max_retries=0,
         timeout=120, http_client=openai.DefaultHttpxClient(trust_env=False),
-        http_async_client=openai.DefaultAsyncHttpxClient(trust_env=False),
+        http_async_client=async_client,
     )
 
 
@@ -249,10 +259,11 @@ def overhead(count: int) -> dict[str, Any]:
             "cpu_us_per_sample": cpu / count * 1e6}
 
 
-async def _ragrecall_run(base_url: str, count: int, concurrency: int) -> int:
+async def _ragrecall_run(base_url: str, count: int, concurrency: int, http: str = "httpx"
+                         ) -> int:
     from ragrecall import ContextRecall, aevaluate
 
-    metric = ContextRecall(openai_judge(base_url), claims="sentences", window_tokens=4096)
+    metric = ContextRecall(openai_judge(base_url, http), claims="sentences", window_tokens=4096)
     report = await aevaluate(rows(count), [metric], concurrency=concurrency,
                              show_progress=False, max_retries=0)
     return sum(r.score is not None for r in report.results["context_recall"])
@@ -314,6 +325,31 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
     return out
 
 
+async def _bare_run(base_url: str, count: int, concurrency: int) -> int:
+    """The floor for any framework on ``ChatOpenAI``: the same requests (prompt formatted
+    beforehand, response_format bound), ``concurrency`` at a time, no evaluation around them."""
+    from ragrecall._attribution import pack, render
+    from ragrecall._prompts import PER_CLAIM_PROMPT, Support
+    from ragrecall._schemas import Chunk
+    from ragrecall._structured import response_format
+
+    model = openai_judge(base_url).bind(extra_body={"response_format": response_format(Support)})
+    requests = []
+    for row in rows(count):
+        chunks = [Chunk(**c) for c in row["retrieved_contexts"]]
+        passages = render(pack(chunks, 4096)[0])
+        requests.append(PER_CLAIM_PROMPT.format_messages(
+            passages=passages, claim=row["reference_claims"][0]))
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(messages: Any) -> bool:
+        async with gate:
+            reply = await model.ainvoke(messages)
+        return Support.model_validate_json(reply.content) is not None
+
+    return sum(await asyncio.gather(*(one(m) for m in requests)))
+
+
 # ---------------------------------------------------------------------------------------------
 # RAGAS (optional)
 
@@ -341,8 +377,9 @@ def ragas_available() -> bool:
 
 
 def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, delay: float,
-                    profile: bool) -> dict[str, Any]:
-    run = {"ragrecall": _ragrecall_run, "ragas": _ragas_run}[tool]
+                    profile: bool, http: str = "httpx") -> dict[str, Any]:
+    run = {"ragrecall": partial(_ragrecall_run, http=http), "ragas": _ragas_run,
+           "chatopenai": _bare_run}[tool]
     server_stats(base_url, reset=True)
     profiler = cProfile.Profile() if profile else None
     cpu = time.process_time()
@@ -356,6 +393,8 @@ def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, dela
     cpu = time.process_time() - cpu
     stats = server_stats(base_url)
     ideal = stats["requests"] * delay / concurrency
+    if tool == "ragrecall" and http != "httpx":
+        tool += f" ({http})"
     out = {"tool": tool, "concurrency": concurrency, "samples": count, "scored": scored,
            "requests": stats["requests"], "max_in_flight": stats["max_in_flight"],
            "connections": stats["connections"], "seconds": seconds, "ideal_s": ideal,
@@ -389,7 +428,10 @@ def main() -> int:
                         help="samples at concurrency 1")
     parser.add_argument("--delay", type=float, default=0.2, help="server delay, seconds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
-    parser.add_argument("--tools", nargs="+", default=["ragrecall"], choices=["ragrecall", "ragas"])
+    parser.add_argument("--tools", nargs="+", default=["ragrecall"],
+                        choices=["ragrecall", "ragas", "chatopenai"])
+    parser.add_argument("--http", default="httpx", choices=["httpx", "aiohttp"],
+                        help="ragrecall's judge client transport (aiohttp: openai[aiohttp])")
     parser.add_argument("--profile", type=int, metavar="C", help="cProfile ragrecall at C")
     parser.add_argument("--breakdown", type=int, default=200, metavar="N",
                         help="client CPU per call, layer by layer, over N calls (0: skip)")
@@ -431,15 +473,17 @@ def main() -> int:
                   f"{'wall s':>7s} {'ideal s':>7s} {'efficiency':>10s} "
                   f"{'client CPU ms/call':>18s} {'CPU-bound ceiling':>17s}")
         for tool in tools:
-            asyncio.run({"ragrecall": _ragrecall_run, "ragas": _ragas_run}[tool](
+            asyncio.run({"ragrecall": _ragrecall_run, "ragas": _ragas_run,
+                         "chatopenai": _bare_run}[tool](
                 base_url, 10, 2))  # warm up: imports, schemas, first connections
             for conc in args.concurrency:
                 count = args.serial_samples if conc == 1 else args.samples
-                runs.append(concurrency_run(tool, base_url, count, conc, args.delay, False))
+                runs.append(concurrency_run(tool, base_url, count, conc, args.delay, False,
+                                            args.http))
                 print_run(runs[-1])
         if args.profile:  # a separate run: the profiler doubles the client's CPU time
             runs.append(concurrency_run("ragrecall", base_url, args.samples, args.profile,
-                                        args.delay, True))
+                                        args.delay, True, args.http))
             print("profiled:")
             print_run(runs[-1])
     summary["concurrency"] = [{k: v for k, v in r.items() if not k.startswith("profile")}
