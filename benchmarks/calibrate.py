@@ -2,6 +2,11 @@
 P(supported), without calling the judge again.
 
     python benchmarks/calibrate.py benchmarks/out/items.jsonl [--thresholds 0.3 0.5 0.7]
+        [--overlap-weights 0.3 0.5 [--data ../shared/datasets]]
+
+``--overlap-weights A``: decide on (1 - A) x P(supported) + A x overlap instead, where overlap
+is the share of the claim's content words found in its best-matching context sentence (an
+experiment: a lexical check on the small judge's unsure "supported" verdicts; needs the data).
 """
 
 from __future__ import annotations
@@ -10,10 +15,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import balanced_accuracy, fmt, mae, pearson
+from _common import (
+    attributionbench_rows,
+    balanced_accuracy,
+    data_dir,
+    fmt,
+    lfqa_answers,
+    mae,
+    pearson,
+)
+
+from ragrecall._evidence import _content_words, split_sentences
 
 
 def main() -> int:
@@ -21,35 +37,72 @@ def main() -> int:
     parser.add_argument("items", type=Path)
     parser.add_argument("--thresholds", type=float, nargs="+",
                         default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+    parser.add_argument("--overlap-weights", type=float, nargs="+", default=[0.0])
+    parser.add_argument("--data", help="the shared datasets folder (for --overlap-weights)")
     args = parser.parse_args()
     items = [json.loads(line) for line in args.items.open()]
+    overlaps = _overlaps(items, args.data) if any(args.overlap_weights) else {}
     for bench in sorted({i["bench"] for i in items}):
         rows = [i for i in items if i["bench"] == bench and i["result"]["status"] == "scored"]
         print(f"{bench}: {len(rows)} scored items")
-        for t in args.thresholds:
-            gold, pred, per_gold, per_pred = [], [], [], []
-            for row in rows:
-                verdicts = row["result"]["verdicts"]
-                decided = [_decide(v, t) for v in verdicts]
-                gold += row["gold"]
-                pred += decided
-                per_gold.append(sum(row["gold"]) / len(row["gold"]))
-                per_pred.append(sum(decided) / len(decided))
-            line = f"  threshold {t:.2f}: balanced accuracy {fmt(balanced_accuracy(gold, pred))}"
-            if bench == "lfqa":
-                line += (f"  Pearson {fmt(pearson(per_pred, per_gold))}  "
-                         f"MAE {fmt(mae(per_pred, per_gold))}")
-            print(line)
+        for weight in args.overlap_weights:
+            for t in args.thresholds:
+                gold, pred, per_gold, per_pred = [], [], [], []
+                for row in rows:
+                    verdicts = row["result"]["verdicts"]
+                    lexical = overlaps.get((bench, row["id"]), [0.0] * len(verdicts))
+                    decided = [_decide(v, t, weight, o)
+                               for v, o in zip(verdicts, lexical, strict=True)]
+                    gold += row["gold"]
+                    pred += decided
+                    per_gold.append(sum(row["gold"]) / len(row["gold"]))
+                    per_pred.append(sum(decided) / len(decided))
+                line = f"  threshold {t:.2f}"
+                if weight:
+                    line += f", overlap weight {weight:.2f}"
+                line += f": balanced accuracy {fmt(balanced_accuracy(gold, pred))}"
+                if bench == "lfqa":
+                    line += (f"  Pearson {fmt(pearson(per_pred, per_gold))}  "
+                             f"MAE {fmt(mae(per_pred, per_gold))}")
+                print(line)
     return 0
 
 
-def _decide(verdict: dict, threshold: float) -> bool:
+def _decide(verdict: dict[str, Any], threshold: float, weight: float, overlap: float) -> bool:
     p = verdict.get("p_supported")
     if p is None:
-        return bool(verdict["attributed"])
+        p = float(verdict["attributed"])
     if "quote is not in the passages" in verdict.get("reason", ""):  # failed the evidence check
         return False
-    return bool(p >= threshold)
+    return bool((1 - weight) * p + weight * overlap >= threshold)
+
+
+def _overlaps(items: list[dict[str, Any]], data: str | None) -> dict[tuple[str, str], list[float]]:
+    """Per item, per claim: the best share of the claim's content words in one sentence."""
+    root = data_dir(data)
+    if root is None:
+        sys.exit("--overlap-weights needs the shared datasets (pass --data)")
+    contexts: dict[tuple[str, str], list[Any]] = {}
+    for row in lfqa_answers(root, 10**9, 0):
+        contexts["lfqa", row["id"]] = row["retrieved_contexts"]
+    for split in ("dev", "test"):
+        for row in attributionbench_rows(root, split, 10**9, 0):
+            contexts["attributionbench", row["id"]] = row["retrieved_contexts"]
+    out = {}
+    for item in items:
+        texts = [c["text"] if isinstance(c, dict) else c
+                 for c in contexts[item["bench"], item["id"]]]
+        sentences = [_content_words(s) for t in texts for s in split_sentences(t)]
+        out[item["bench"], item["id"]] = [
+            _overlap(_content_words(v["claim"]), sentences) for v in item["result"]["verdicts"]
+        ]
+    return out
+
+
+def _overlap(claim: set[str], sentences: list[set[str]]) -> float:
+    if not claim:
+        return 1.0
+    return max((len(claim & s) / len(claim) for s in sentences), default=0.0)
 
 
 if __name__ == "__main__":
