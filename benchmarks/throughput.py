@@ -1,7 +1,7 @@
 """Throughput: ragrecall's own overhead, and how well it keeps a slow judge busy.
 
     python benchmarks/throughput.py [--fake-samples 2000] [--samples 1000] [--delay 0.2]
-        [--concurrency 1 8 32 64] [--serial-samples 50] [--tools ragrecall ragas]
+        [--concurrency 1 8 32 64] [--serial-samples 50] [--tools ragrecall ragas chatopenai]
         [--http httpx|aiohttp]
         [--profile 32] [--summary out.json]
 
@@ -18,9 +18,8 @@
    ``--tools ragas`` runs RAGAS' context recall the same way (needs ``ragas``: run this script
    with ``.venv-peers/bin/python``); ``--tools chatopenai`` sends the same requests straight
    through ``ChatOpenAI.ainvoke`` under a semaphore, the floor for any framework on that
-   client. ``--http aiohttp`` gives ragrecall's ``ChatOpenAI`` the
-   OpenAI client's aiohttp transport (``openai.DefaultAioHttpClient``, ``openai[aiohttp]``)
-   instead of httpx.
+   client. ``--http aiohttp`` gives ragrecall's ``ChatOpenAI`` the OpenAI client's aiohttp
+   transport (``openai.DefaultAioHttpClient``, ``openai[aiohttp]``) instead of httpx.
 
 ``--profile C`` prints a cProfile of ragrecall at concurrency C. Targets (issue 8): overhead
 under 5 % of judge time; efficiency over 90 % at 32 concurrent requests.
@@ -263,9 +262,11 @@ async def _ragrecall_run(base_url: str, count: int, concurrency: int, http: str 
                          ) -> int:
     from ragrecall import ContextRecall, aevaluate
 
-    metric = ContextRecall(openai_judge(base_url, http), claims="sentences", window_tokens=4096)
+    judge = openai_judge(base_url, http)
+    metric = ContextRecall(judge, claims="sentences", window_tokens=4096)
     report = await aevaluate(rows(count), [metric], concurrency=concurrency,
                              show_progress=False, max_retries=0)
+    await judge.root_async_client.close()
     return sum(r.score is not None for r in report.results["context_recall"])
 
 
@@ -373,13 +374,14 @@ def ragas_available() -> bool:
     return available("ragas")
 
 
+RUNS = {"ragrecall": _ragrecall_run, "ragas": _ragas_run, "chatopenai": _bare_run}
+
 # ---------------------------------------------------------------------------------------------
 
 
 def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, delay: float,
                     profile: bool, http: str = "httpx") -> dict[str, Any]:
-    run = {"ragrecall": partial(_ragrecall_run, http=http), "ragas": _ragas_run,
-           "chatopenai": _bare_run}[tool]
+    run = partial(_ragrecall_run, http=http) if tool == "ragrecall" else RUNS[tool]
     server_stats(base_url, reset=True)
     profiler = cProfile.Profile() if profile else None
     cpu = time.process_time()
@@ -429,7 +431,7 @@ def main() -> int:
     parser.add_argument("--delay", type=float, default=0.2, help="server delay, seconds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
     parser.add_argument("--tools", nargs="+", default=["ragrecall"],
-                        choices=["ragrecall", "ragas", "chatopenai"])
+                        choices=list(RUNS))
     parser.add_argument("--http", default="httpx", choices=["httpx", "aiohttp"],
                         help="ragrecall's judge client transport (aiohttp: openai[aiohttp])")
     parser.add_argument("--profile", type=int, metavar="C", help="cProfile ragrecall at C")
@@ -473,9 +475,8 @@ def main() -> int:
                   f"{'wall s':>7s} {'ideal s':>7s} {'efficiency':>10s} "
                   f"{'client CPU ms/call':>18s} {'CPU-bound ceiling':>17s}")
         for tool in tools:
-            asyncio.run({"ragrecall": _ragrecall_run, "ragas": _ragas_run,
-                         "chatopenai": _bare_run}[tool](
-                base_url, 10, 2))  # warm up: imports, schemas, first connections
+            # warm up: imports, schemas, first connections
+            asyncio.run(RUNS[tool](base_url, 10, 2))
             for conc in args.concurrency:
                 count = args.serial_samples if conc == 1 else args.samples
                 runs.append(concurrency_run(tool, base_url, count, conc, args.delay, False,
