@@ -1,8 +1,10 @@
 """Balanced accuracy of a per-item JSONL (from agreement.py --out) at several thresholds on
 P(supported), without calling the judge again.
 
-    python benchmarks/calibrate.py benchmarks/out/items.jsonl [--thresholds 0.3 0.5 0.7]
-        [--overlap-weights 0.3 0.5 [--data ../shared/datasets]]
+    python benchmarks/calibrate.py benchmarks/out/items.jsonl [more.jsonl ...]
+        [--thresholds 0.3 0.5 0.7] [--overlap-weights 0.3 0.5 [--data ../shared/datasets]]
+
+Several files are pooled (an item in more than one counts once, from the first file).
 
 ``--overlap-weights A``: decide on (1 - A) x P(supported) + A x overlap instead, where overlap
 is the share of the claim's content words found in its best-matching context sentence (an
@@ -34,13 +36,18 @@ from ragrecall._evidence import _content_words, split_sentences
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("items", type=Path)
+    parser.add_argument("items", type=Path, nargs="+")
     parser.add_argument("--thresholds", type=float, nargs="+",
                         default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
     parser.add_argument("--overlap-weights", type=float, nargs="+", default=[0.0])
     parser.add_argument("--data", help="the shared datasets folder (for --overlap-weights)")
     args = parser.parse_args()
-    items = [json.loads(line) for line in args.items.open()]
+    pooled: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in args.items:
+        for line in path.open():
+            item = json.loads(line)
+            pooled.setdefault((item["bench"], item["id"]), item)
+    items = list(pooled.values())
     overlaps = _overlaps(items, args.data) if any(args.overlap_weights) else {}
     for bench in sorted({i["bench"] for i in items}):
         rows = [i for i in items if i["bench"] == bench and i["result"]["status"] == "scored"]
