@@ -376,12 +376,17 @@ def ragas_available() -> bool:
 
 RUNS = {"ragrecall": _ragrecall_run, "ragas": _ragas_run, "chatopenai": _bare_run}
 
+
+def runner(tool: str, http: str) -> Any:
+    """The run of ``tool``; ``http`` picks ragrecall's client transport."""
+    return partial(_ragrecall_run, http=http) if tool == "ragrecall" else RUNS[tool]
+
 # ---------------------------------------------------------------------------------------------
 
 
 def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, delay: float,
                     profile: bool, http: str = "httpx") -> dict[str, Any]:
-    run = partial(_ragrecall_run, http=http) if tool == "ragrecall" else RUNS[tool]
+    run = runner(tool, http)
     server_stats(base_url, reset=True)
     profiler = cProfile.Profile() if profile else None
     cpu = time.process_time()
@@ -475,8 +480,8 @@ def main() -> int:
                   f"{'wall s':>7s} {'ideal s':>7s} {'efficiency':>10s} "
                   f"{'client CPU ms/call':>18s} {'CPU-bound ceiling':>17s}")
         for tool in tools:
-            # warm up: imports, schemas, first connections
-            asyncio.run(RUNS[tool](base_url, 10, 2))
+            # warm up the same path: imports, schemas, first connections
+            asyncio.run(runner(tool, args.http)(base_url, 10, 2))
             for conc in args.concurrency:
                 count = args.serial_samples if conc == 1 else args.samples
                 runs.append(concurrency_run(tool, base_url, count, conc, args.delay, False,
