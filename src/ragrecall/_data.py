@@ -14,15 +14,6 @@ from ._schemas import Sample
 
 __all__ = ["iter_rows", "iter_samples", "load_samples"]
 
-# Columns that hold lists; in CSV files they are JSON-encoded.
-_LIST_COLUMNS = {
-    "retrieved_contexts",
-    "contexts",
-    "retrieved_ids",
-    "reference_ids",
-    "reference_claims",
-}
-
 
 def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list[Sample]:
     """Every row as a Sample; the first bad row raises SampleError naming row and field.
@@ -48,24 +39,7 @@ def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -
         if missing:
             raise SampleError(f"column_map names missing columns {missing}", row=index)
         row = {column_map.get(k, k): v for k, v in row.items()}
-    return to_sample(_clean(row, index), row=index)
-
-
-def _clean(row: Mapping[str, Any], index: int) -> dict[str, Any]:
-    """NaN (pandas' empty cell) to None; JSON-encoded lists (CSV cells) to lists."""
-    out: dict[str, Any] = {}
-    for key, value in row.items():
-        if isinstance(value, float) and value != value:
-            value = None
-        elif key in _LIST_COLUMNS and isinstance(value, str) and value.lstrip().startswith("["):
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError as err:
-                raise SampleError(f"not a JSON list: {err}", row=index, field=key) from err
-        elif hasattr(value, "tolist"):  # numpy arrays from Parquet or pandas
-            value = value.tolist()
-        out[key] = value
-    return out
+    return to_sample(row, row=index)
 
 
 def iter_rows(data: Any) -> Iterator[Any]:

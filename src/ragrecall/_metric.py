@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -28,8 +29,36 @@ _COLUMNS = frozenset(Sample.model_fields) | {
 }
 
 
+# Columns that hold lists; in CSV files they are JSON-encoded.
+_LIST_COLUMNS = {
+    "retrieved_contexts",
+    "contexts",
+    "retrieved_ids",
+    "reference_ids",
+    "reference_claims",
+}
+
+
+def _clean(row: Mapping[str, Any], index: int | str | None) -> dict[str, Any]:
+    """NaN (pandas' empty cell) to None; JSON-encoded lists (CSV cells) to lists."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, float) and value != value:
+            value = None
+        elif key in _LIST_COLUMNS and isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as err:
+                raise SampleError(f"not a JSON list: {err}", row=index, field=key) from err
+        elif hasattr(value, "tolist"):  # numpy arrays from Parquet or pandas
+            value = value.tolist()
+        out[key] = value
+    return out
+
+
 def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -> Sample:
-    """A Sample from a Sample or a mapping; SampleError names the row and field."""
+    """A Sample from a Sample or a mapping (NaN cells read as empty, JSON-list cells as
+    lists); SampleError names the row and field."""
     if isinstance(value, Sample):
         return value
     if not isinstance(value, Mapping):
@@ -42,7 +71,7 @@ def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -
             row=row,
         )
     try:
-        return Sample.model_validate(dict(value))
+        return Sample.model_validate(_clean(value, row))
     except ValidationError as err:
         first = err.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or None

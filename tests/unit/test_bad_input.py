@@ -197,6 +197,10 @@ def describe(row: Any) -> str:
     options={"claims": "sentences", "strategy": "per_claim", "evidence": "quote"},
 )
 @example(row={"q": "What?", "reference": " \n\t", "ctx": ["a"]}, options={"claims": "atomic"})
+@example(  # a pandas empty cell: score() reads it as evaluate() does
+    row={"reference": "Cats purr.", "contexts": ["a"], "reference_claims": math.nan},
+    options={"claims": "atomic"},
+)
 def test_every_row_scores_is_unscorable_or_raises_one_sample_error(
     row: Any, options: dict[str, Any]
 ) -> None:
