@@ -205,8 +205,11 @@ def score(rows: list[dict[str, Any]], metric: ContextRecall) -> tuple[Evaluation
 
 def make_metric(args: argparse.Namespace, judge: Any, claims: str = "sentences") -> ContextRecall:
     evidence = "quote" if args.variant == "quote-first" else args.evidence
+    options: dict[str, Any] = {"threshold": args.threshold}
+    if args.lexical_weight is not None:
+        options["lexical_weight"] = args.lexical_weight
     return VARIANTS[args.variant](judge, claims=claims, evidence=evidence,  # type: ignore[arg-type]
-                                  threshold=args.threshold)
+                                  **options)
 
 
 def lfqa(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
@@ -296,6 +299,8 @@ def main() -> int:
     parser.add_argument("--variant", default="default", choices=sorted(VARIANTS))
     parser.add_argument("--evidence", default="auto", choices=["auto", "align", "quote"])
     parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument("--lexical-weight", type=float,
+                        help="weight of the word check (default: the library's)")
     parser.add_argument("--select-sentences", type=int, default=0, metavar="K",
                         help="cut chunks to the K sentences closest to each claim (experiment)")
     parser.add_argument("--out", type=Path, help="per-item JSONL")

@@ -7,8 +7,9 @@ P(supported), without calling the judge again.
 Several files are pooled (an item in more than one counts once, from the first file).
 
 ``--overlap-weights A``: decide on (1 - A) x P(supported) + A x overlap instead, where overlap
-is the share of the claim's content words found in its best-matching context sentence (an
-experiment: a lexical check on the small judge's unsure "supported" verdicts; needs the data).
+is the share of the claim's content words found in its best-matching context sentence (the
+library's word check, ``ContextRecall(lexical_weight=A)``; needs the data). The items keep the
+judge's own P(supported), so files scored at any ``lexical_weight`` can be re-decided.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from _common import (
     pearson,
 )
 
-from ragrecall._evidence import _content_words, split_sentences
+from ragrecall._evidence import word_overlap
 
 
 def main() -> int:
@@ -99,17 +100,11 @@ def _overlaps(items: list[dict[str, Any]], data: str | None) -> dict[tuple[str, 
     for item in items:
         texts = [c["text"] if isinstance(c, dict) else c
                  for c in contexts[item["bench"], item["id"]]]
-        sentences = [_content_words(s) for t in texts for s in split_sentences(t)]
         out[item["bench"], item["id"]] = [
-            _overlap(_content_words(v["claim"]), sentences) for v in item["result"]["verdicts"]
+            max((word_overlap(v["claim"], t) for t in texts), default=0.0)
+            for v in item["result"]["verdicts"]
         ]
     return out
-
-
-def _overlap(claim: set[str], sentences: list[set[str]]) -> float:
-    if not claim:
-        return 1.0
-    return max((len(claim & s) / len(claim) for s in sentences), default=0.0)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ passages first so the prompt cache reuses them) and ``batched`` (all claims in o
 reply checked for one verdict per claim in order, falling back to per-claim when it is not).
 Contexts larger than the judge's window are packed into several windows; a claim is
 supported if any window supports it.
+
+Where the judge gives logprobs, the decision mixes P(supported) with a word check: the share
+of the claim's content words found in one sentence of the window. The small embedded judge
+says "supported" too often; the word check catches many of those verdicts (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from langchain_core.runnables import Runnable
 
 from ._drive import Call, Reply, Steps, ask
 from ._errors import JudgeError
-from ._evidence import best_sentence, instructs_judge, quote_in, quote_states
+from ._evidence import best_sentence, instructs_judge, quote_in, quote_states, word_overlap
 from ._prompts import (
     BATCHED_PROMPT,
     PER_CLAIM_PROMPT,
@@ -49,6 +53,14 @@ class Passage:
 
 
 Window = list[Passage]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How P(supported) and the word check decide a claim (see the module docstring)."""
+
+    threshold: float = 0.5
+    lexical_weight: float = 0.0
 
 
 def estimate_tokens(text: str) -> int:
@@ -114,10 +126,13 @@ def attribute(
     chain: Runnable[Any, Any],
     fallback_chain: Runnable[Any, Any] | None,
     threshold: float,
+    lexical_weight: float,
     usage: Usage,
 ) -> Steps[list[ClaimVerdict]]:
     """One verdict per claim, in order. ``fallback_chain`` is the per-claim chain used when a
-    batched reply cannot be matched to the claims."""
+    batched reply cannot be matched to the claims. Where the judge gives logprobs, a claim
+    counts if ``(1 - lexical_weight) * P(supported) + lexical_weight * word overlap`` reaches
+    ``threshold``."""
     verdicts: dict[int, ClaimVerdict] = {}
     for window in windows:
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
@@ -136,7 +151,9 @@ def attribute(
                 reply = yield from ask(
                     Call(fallback_chain or chain, {"passages": passages, "claim": claims[i]}), usage
                 )
-                found[i] = _verdict(claims[i], reply, window, evidence, threshold)
+                found[i] = _verdict(
+                    claims[i], reply, window, evidence, Decision(threshold, lexical_weight)
+                )
         for i, verdict in found.items():
             if i not in verdicts or verdict.attributed:
                 verdicts[i] = verdict
@@ -167,20 +184,20 @@ def _batched(
     reply = yield from ask(Call(chain, {"passages": passages, "claims": listed}), usage, check)
     assert isinstance(reply.parsed, BatchVerdicts)
     return {
-        i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, 0.5)
+        i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, Decision())
         for i, v in zip(pending, reply.parsed.verdicts, strict=True)
     }
 
 
 def _verdict(
-    claim: str, reply: Reply, window: Window, evidence: Evidence, threshold: float
+    claim: str, reply: Reply, window: Window, evidence: Evidence, decision: Decision
 ) -> ClaimVerdict:
     parsed = reply.parsed
     assert isinstance(parsed, (Support, QuotedSupport))
     quote = parsed.quote if isinstance(parsed, QuotedSupport) else None
     p_supported = supported_probability(reply)
     return _decide(
-        claim, parsed.supported, parsed.passage, quote, window, evidence, p_supported, threshold
+        claim, parsed.supported, parsed.passage, quote, window, evidence, p_supported, decision
     )
 
 
@@ -192,13 +209,23 @@ def _decide(
     window: Window,
     evidence: Evidence,
     p_supported: float | None,
-    threshold: float,
+    decision: Decision,
 ) -> ClaimVerdict:
+    confidence: float | None = None
+    overlap: float | None = None
+    overturned = ""
     if p_supported is not None:
-        supported = p_supported >= threshold
+        overlap = max(word_overlap(claim, p.text) for p in window)
+        w = decision.lexical_weight
+        judge_says = p_supported >= decision.threshold
+        supported = (1 - w) * p_supported + w * overlap >= decision.threshold
         confidence = p_supported if supported else 1 - p_supported
-    else:
-        confidence = None
+        if supported != judge_says:
+            leaning = "supported" if judge_says else "unsupported"
+            overturned = (
+                f"the judge leaned {leaning} (P {p_supported:.2f}), but the best sentence "
+                f"holds {overlap:.0%} of the claim's words"
+            )
 
     def verdict(
         attributed: bool,
@@ -216,10 +243,11 @@ def _decide(
             reason=reason,
             confidence=confidence,
             p_supported=p_supported,
+            word_overlap=overlap,
         )
 
     if not supported:
-        return verdict(False, "the judge found no support")
+        return verdict(False, overturned or "the judge found no support")
     cited_passages = [p for p in window if p.number == cited]
     if evidence == "quote":
         ordered = cited_passages + [p for p in window if p.number != cited]
@@ -231,6 +259,7 @@ def _decide(
         if trusted and states:
             p = trusted[0]
             note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
+            note += f"; {overturned}" if overturned else ""
             return verdict(True, "supported; quote verified" + note, [p.chunk.id], quote, True)
         if not found:
             why = "its quote is not in the passages"
@@ -244,6 +273,7 @@ def _decide(
     best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
     (sentence, _), passage = best
     note = "" if cited_passages else f"; the judge cited no valid passage ({cited}), aligned"
+    note += f"; {overturned}" if overturned else ""
     return verdict(True, "supported" + note, [passage.chunk.id], sentence, True)
 
 

@@ -41,6 +41,10 @@ class ContextRecall(Metric):
             ``"quote"`` (the judge quotes; an unverifiable quote does not count), or
             ``"auto"`` (align for per-claim, quote for batched).
         threshold: P(supported) needed to count a claim, where the judge gives logprobs.
+        lexical_weight: weight of the word check in that decision: a claim counts if
+            ``(1 - lexical_weight) * P(supported) + lexical_weight * word_overlap`` reaches
+            ``threshold``, where ``word_overlap`` is the share of the claim's content words
+            in its best-matching context sentence. 0 decides on P(supported) alone.
         withhold_injections: chunks that address the judge (orders to ignore the rules, fake
             verdicts or delimiters, role markers) are not shown to it, and the result's reason
             names them. Turn off for corpora whose text is about prompts themselves.
@@ -58,6 +62,7 @@ class ContextRecall(Metric):
         strategy: Strategy | Literal["auto"] = "auto",
         evidence: Evidence | Literal["auto"] = "auto",
         threshold: float = 0.5,
+        lexical_weight: float = 0.3,
         withhold_injections: bool = True,
         cache: ClaimCache | None = None,
         cache_path: str | Path | None = None,
@@ -72,10 +77,13 @@ class ContextRecall(Metric):
             raise ValueError(f"claims must be 'atomic' or 'sentences', not {claims!r}")
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+        if not 0.0 <= lexical_weight <= 1.0:
+            raise ValueError(f"lexical_weight must be in [0, 1], not {lexical_weight}")
         self.claims = claims
         self._strategy = strategy
         self._evidence = evidence
         self.threshold = threshold
+        self.lexical_weight = lexical_weight
         self.withhold_injections = withhold_injections
         if cache is None:
             cache = ClaimCache(cache_path) if cache_path else _SHARED_CACHE
@@ -153,6 +161,7 @@ class ContextRecall(Metric):
             chain=self._chain("attribute"),
             fallback_chain=self._chain("fallback") if self.strategy == "batched" else None,
             threshold=self.threshold,
+            lexical_weight=self.lexical_weight,
             usage=usage,
         )
         return self._scored(claims, verdicts, note)

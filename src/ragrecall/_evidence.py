@@ -21,6 +21,7 @@ __all__ = [
     "quote_in",
     "quote_states",
     "split_sentences",
+    "word_overlap",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -124,6 +125,16 @@ def _sentences(text: str) -> tuple[str, ...]:
     if not text.strip():
         return ()
     return tuple(s.strip() for s in _segmenter().segment(text) if s.strip())
+
+
+def word_overlap(claim: str, text: str) -> float:
+    """The largest share of ``claim``'s content words found in one sentence of ``text``
+    (1.0 for a claim without content words)."""
+    wanted = _content_words(claim)
+    if not wanted:
+        return 1.0
+    found = (len(wanted & _content_words(s)) for s in _sentences(text) or (text,))
+    return max(found) / len(wanted)
 
 
 def best_sentence(claim: str, text: str) -> tuple[str, float]:

@@ -169,6 +169,11 @@ class ClaimVerdict(BaseModel):
     p_supported: float | None = Field(
         None, description="Probability that the claim is supported, from the judge's logprobs."
     )
+    word_overlap: float | None = Field(
+        None,
+        description="Share of the claim's content words in its best-matching context sentence "
+        "(the word check mixed into the decision, where the judge gives logprobs).",
+    )
 
 
 class RecallResult(BaseModel):

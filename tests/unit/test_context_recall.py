@@ -226,37 +226,76 @@ def _passages_of(messages: Any) -> dict[int, str]:
     return passages(messages)
 
 
+def _with_logprobs(p_true: float) -> Any:
+    import math
+
+    def reply(messages: Any) -> AIMessage:
+        content = [
+            {"token": "{", "logprob": 0.0, "top_logprobs": []},
+            {
+                "token": " true",
+                "logprob": math.log(p_true),
+                "top_logprobs": [
+                    {"token": " true", "logprob": math.log(p_true)},
+                    {"token": " false", "logprob": math.log(1 - p_true)},
+                ],
+            },
+        ]
+        return AIMessage(
+            content='{"supported": true, "passage": 1}',
+            response_metadata={"logprobs": {"content": content}},
+        )
+
+    return reply
+
+
 def test_logprobs_give_confidence_and_threshold_decides() -> None:
-    def with_logprobs(p_true: float) -> Any:
-        import math
-
-        def reply(messages: Any) -> AIMessage:
-            content = [
-                {"token": "{", "logprob": 0.0, "top_logprobs": []},
-                {
-                    "token": " true",
-                    "logprob": math.log(p_true),
-                    "top_logprobs": [
-                        {"token": " true", "logprob": math.log(p_true)},
-                        {"token": " false", "logprob": math.log(1 - p_true)},
-                    ],
-                },
-            ]
-            return AIMessage(
-                content='{"supported": true, "passage": 1}',
-                response_metadata={"logprobs": {"content": content}},
-            )
-
-        return reply
-
     sample = {"reference": "Bananas are yellow.", "retrieved_contexts": ["Bananas are yellow."]}
-    low = metric(TextOnlyJudge(reply=with_logprobs(0.6)), claims="sentences", threshold=0.7)
+    low = metric(
+        TextOnlyJudge(reply=_with_logprobs(0.6)),
+        claims="sentences",
+        threshold=0.7,
+        lexical_weight=0.0,
+    )
     result = low.score(sample)
     verdict = result.verdicts[0]
     assert verdict.p_supported == pytest.approx(0.6)
     assert not verdict.attributed and verdict.confidence == pytest.approx(0.4)
-    high = metric(TextOnlyJudge(reply=with_logprobs(0.9)), claims="sentences")
+    assert verdict.reason == "the judge found no support"
+    high = metric(TextOnlyJudge(reply=_with_logprobs(0.9)), claims="sentences")
     assert high.score(sample).verdicts[0].confidence == pytest.approx(0.9)
+
+
+def test_word_check_overturns_unsure_verdicts_both_ways() -> None:
+    sample = {
+        "reference": "Bananas are yellow. Bananas grow on Mars.",
+        "retrieved_contexts": ["Bananas are yellow.", "Apples grow on trees."],
+    }
+    # 0.7 * 0.6 + 0.3 * overlap: "yellow bananas" 0.42 + 0.3 = 0.72 -> counted;
+    # "bananas grow mars" is 1/3 in each sentence: 0.42 + 0.1 = 0.52 -> counted at 0.5.
+    result = metric(TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences").score(sample)
+    yellow, mars = result.verdicts
+    assert yellow.attributed and yellow.word_overlap == 1.0 and yellow.reason == "supported"
+    assert mars.attributed and mars.word_overlap == pytest.approx(1 / 3)
+    # At a threshold of 0.55 the judge alone (P 0.6) would count both; the words drop Mars.
+    strict = metric(
+        TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences", threshold=0.55
+    ).score(sample)
+    assert [v.attributed for v in strict.verdicts] == [True, False]
+    assert strict.verdicts[1].reason == (
+        "the judge leaned supported (P 0.60), but the best sentence holds 33% of the claim's words"
+    )
+    assert strict.verdicts[1].confidence == pytest.approx(0.4)
+    # An unsure "no" (P 0.4) on a claim stated word for word is counted, and says why.
+    unsure = metric(TextOnlyJudge(reply=_with_logprobs(0.4)), claims="sentences").score(sample)
+    assert [v.attributed for v in unsure.verdicts] == [True, False]
+    assert unsure.verdicts[0].reason == (
+        "supported; the judge leaned unsupported (P 0.40), but the best sentence holds 100% "
+        "of the claim's words"
+    )
+    assert unsure.verdicts[0].evidence == "Bananas are yellow."
+    with pytest.raises(ValueError, match="lexical_weight"):
+        metric(None, lexical_weight=1.5)
 
 
 def test_injected_delimiters_are_defused_and_the_chunk_withheld() -> None:

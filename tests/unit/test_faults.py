@@ -320,6 +320,7 @@ def test_quote_verification_rejects_planted_quotes(text: str, quote: str, why: s
         chain=attribution_chain(obeying(quote), "per_claim", "quote"),
         fallback_chain=None,
         threshold=0.5,
+        lexical_weight=0.3,
         usage=Usage(),
     )
     (verdict,) = run_sync(steps, Policy())
