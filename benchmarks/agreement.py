@@ -205,9 +205,8 @@ def score(rows: list[dict[str, Any]], metric: ContextRecall) -> tuple[Evaluation
 
 def make_metric(args: argparse.Namespace, judge: Any, claims: str = "sentences") -> ContextRecall:
     evidence = "quote" if args.variant == "quote-first" else args.evidence
-    options: dict[str, Any] = {"threshold": args.threshold}
-    if args.lexical_weight is not None:
-        options["lexical_weight"] = args.lexical_weight
+    options = {name: getattr(args, name) for name in ("threshold", "lexical_weight")
+               if getattr(args, name) is not None}  # else the library's defaults
     return VARIANTS[args.variant](judge, claims=claims, evidence=evidence,  # type: ignore[arg-type]
                                   **options)
 
@@ -298,7 +297,7 @@ def main() -> int:
     parser.add_argument("--ab-limit", type=int, help="AttributionBench rows (default: --limit)")
     parser.add_argument("--variant", default="default", choices=sorted(VARIANTS))
     parser.add_argument("--evidence", default="auto", choices=["auto", "align", "quote"])
-    parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument("--threshold", type=float, help="default: the library's")
     parser.add_argument("--lexical-weight", type=float,
                         help="weight of the word check (default: the library's)")
     parser.add_argument("--select-sentences", type=int, default=0, metavar="K",

@@ -40,11 +40,11 @@ class ContextRecall(Metric):
         evidence: ``"align"`` (the library picks the cited chunk's best-matching sentence),
             ``"quote"`` (the judge quotes; an unverifiable quote does not count), or
             ``"auto"`` (align for per-claim, quote for batched).
-        threshold: P(supported) needed to count a claim, where the judge gives logprobs.
-        lexical_weight: weight of the word check in that decision: a claim counts if
+        threshold, lexical_weight: where the judge gives logprobs, a claim counts if
             ``(1 - lexical_weight) * P(supported) + lexical_weight * word_overlap`` reaches
-            ``threshold``, where ``word_overlap`` is the share of the claim's content words
-            in its best-matching context sentence. 0 decides on P(supported) alone.
+            ``threshold``; ``word_overlap`` is the share of the claim's content words in its
+            best-matching context sentence. ``lexical_weight=0`` decides on P(supported)
+            alone. The defaults (0.55, 0.3) agreed best with people on held-out samples.
         withhold_injections: chunks that address the judge (orders to ignore the rules, fake
             verdicts or delimiters, role markers) are not shown to it, and the result's reason
             names them. Turn off for corpora whose text is about prompts themselves.
@@ -61,7 +61,7 @@ class ContextRecall(Metric):
         *,
         strategy: Strategy | Literal["auto"] = "auto",
         evidence: Evidence | Literal["auto"] = "auto",
-        threshold: float = 0.5,
+        threshold: float = 0.55,
         lexical_weight: float = 0.3,
         withhold_injections: bool = True,
         cache: ClaimCache | None = None,

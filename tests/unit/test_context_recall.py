@@ -271,21 +271,21 @@ def test_word_check_overturns_unsure_verdicts_both_ways() -> None:
         "reference": "Bananas are yellow. Bananas grow on Mars.",
         "retrieved_contexts": ["Bananas are yellow.", "Apples grow on trees."],
     }
-    # 0.7 * 0.6 + 0.3 * overlap: "yellow bananas" 0.42 + 0.3 = 0.72 -> counted;
-    # "bananas grow mars" is 1/3 in each sentence: 0.42 + 0.1 = 0.52 -> counted at 0.5.
+    # 0.7 * 0.6 + 0.3 * overlap: "yellow bananas" 0.42 + 0.3 = 0.72 -> counted; "bananas
+    # grow mars" is 1/3 in each sentence: 0.42 + 0.1 = 0.52 -> not at the default 0.55,
+    # though the judge alone (P 0.6) would count it.
     result = metric(TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences").score(sample)
     yellow, mars = result.verdicts
     assert yellow.attributed and yellow.word_overlap == 1.0 and yellow.reason == "supported"
-    assert mars.attributed and mars.word_overlap == pytest.approx(1 / 3)
-    # At a threshold of 0.55 the judge alone (P 0.6) would count both; the words drop Mars.
-    strict = metric(
-        TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences", threshold=0.55
-    ).score(sample)
-    assert [v.attributed for v in strict.verdicts] == [True, False]
-    assert strict.verdicts[1].reason == (
+    assert not mars.attributed and mars.word_overlap == pytest.approx(1 / 3)
+    assert mars.reason == (
         "the judge leaned supported (P 0.60), but the best sentence holds 33% of the claim's words"
     )
-    assert strict.verdicts[1].confidence == pytest.approx(0.4)
+    assert mars.confidence == pytest.approx(0.4)
+    lenient = metric(
+        TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences", threshold=0.5
+    ).score(sample)
+    assert [v.attributed for v in lenient.verdicts] == [True, True]
     # An unsure "no" (P 0.4) on a claim stated word for word is counted, and says why.
     unsure = metric(TextOnlyJudge(reply=_with_logprobs(0.4)), claims="sentences").score(sample)
     assert [v.attributed for v in unsure.verdicts] == [True, False]
