@@ -49,7 +49,8 @@ def main() -> int:
     load_start = os.getloadavg()
     with UsageProxy(server.base_url) as proxy:
         judge = judge_at(proxy.base_url("ragrecall"), server.api_key, local.model_name)
-        metric = ContextRecall(judge, claims="sentences", window_tokens=local.context_window)
+        metric = ContextRecall(judge, claims="sentences", window_tokens=local.context_window,
+                               verdict="token")  # what "auto" picks for LocalJudge itself
         start = time.perf_counter()
         report = evaluate(rows, [metric], concurrency=args.concurrency, show_progress=False)
         wall = time.perf_counter() - start

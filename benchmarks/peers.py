@@ -80,8 +80,9 @@ async def ragrecall_scores(base_url: str, api_key: str, model: str,
     from ragrecall import ContextRecall, aevaluate
 
     judge = judge_at(base_url, api_key, model, timeout)  # what LocalJudge is, at the proxy
+    # verdict="token": what "auto" picks for LocalJudge itself
     metric = ContextRecall(judge, claims="sentences", window_tokens=window_tokens,
-                           timeout=timeout)
+                           verdict="token", timeout=timeout)
     report = await aevaluate(list(rows), [metric], concurrency=concurrency, show_progress=False)
     results = report.results["context_recall"]
     return [r.score for r in results], [r.model_dump(mode="json") for r in results]

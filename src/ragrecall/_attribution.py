@@ -1,7 +1,8 @@
 """Claims -> verdicts against numbered passages, with checked evidence.
 
 Two strategies share one interface: ``per_claim`` (one short constrained verdict per claim,
-passages first so the prompt cache reuses them) and ``batched`` (all claims in one call, the
+passages first so the prompt cache reuses them; or, with ``verdict="token"``, the reply's
+start given and only the verdict token generated) and ``batched`` (all claims in one call, the
 reply checked for one verdict per claim in order, falling back to per-claim when it is not).
 Contexts larger than the judge's window are packed into several windows; a claim is
 supported if any window supports it.
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableLambda
 
 from ._drive import Call, Reply, Steps, ask
 from ._errors import JudgeError
@@ -29,17 +32,28 @@ from ._prompts import (
     BATCHED_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
+    VERDICT_PREFIX,
     BatchVerdicts,
     QuotedSupport,
     Support,
+    TokenSupport,
 )
 from ._schemas import Chunk, ClaimVerdict, Usage
 from ._structured import structured
 
-__all__ = ["Evidence", "Strategy", "Window", "attribute", "attribution_chain", "pack"]
+__all__ = [
+    "Evidence",
+    "Strategy",
+    "Verdict",
+    "Window",
+    "attribute",
+    "attribution_chain",
+    "pack",
+]
 
 Strategy = Literal["per_claim", "batched"]
 Evidence = Literal["quote", "align"]
+Verdict = Literal["json", "token"]
 
 # Tokens kept free in each window for instructions, the claim(s) and the reply.
 RESERVED_TOKENS = 600
@@ -108,13 +122,35 @@ def attribution_chain(
     strategy: Strategy = "per_claim",
     evidence: Evidence = "align",
     prompt: ChatPromptTemplate | None = None,
+    verdict: Verdict = "json",
 ) -> Runnable[dict[str, Any], dict[str, Any]]:
-    """LCEL: ``{"passages", "claim"}`` (``"claims"`` if batched) -> ``{"raw", "parsed", ...}``."""
+    """LCEL: ``{"passages", "claim"}`` (``"claims"`` if batched) -> ``{"raw", "parsed", ...}``.
+
+    ``verdict="token"`` (per-claim, align): the judge is given the reply's start,
+    ``VERDICT_PREFIX``, and generates one token, read through its log-probabilities. It needs
+    a server that continues a final assistant message and returns logprobs (llama.cpp's).
+    """
     if strategy == "batched":
         return (prompt or BATCHED_PROMPT) | structured(judge, BatchVerdicts)
     if evidence == "quote":
         return (prompt or PER_CLAIM_QUOTE_PROMPT) | structured(judge, QuotedSupport)
+    if verdict == "token":
+        prefilled = RunnableLambda(_prefill, name="verdict_prefix")
+        read = RunnableLambda(_token_reply, name="read_verdict_token")
+        return (prompt or PER_CLAIM_PROMPT) | prefilled | judge.bind(max_tokens=1) | read
     return (prompt or PER_CLAIM_PROMPT) | structured(judge, Support)
+
+
+def _prefill(prompt: PromptValue) -> list[BaseMessage]:
+    return [*prompt.to_messages(), AIMessage(content=VERDICT_PREFIX)]
+
+
+def _token_reply(raw: BaseMessage) -> dict[str, Any]:
+    p_true = _p_true(raw if isinstance(raw, AIMessage) else None)
+    if p_true is None:
+        error = JudgeError("no true/false log-probability in the judge's verdict token")
+        return {"raw": raw, "parsed": None, "parsing_error": error}
+    return {"raw": raw, "parsed": TokenSupport(supported=p_true >= 0.5), "parsing_error": None}
 
 
 def attribute(
@@ -129,10 +165,10 @@ def attribute(
     lexical_weight: float,
     usage: Usage,
 ) -> Steps[list[ClaimVerdict]]:
-    """One verdict per claim, in order. ``fallback_chain`` is the per-claim chain used when a
-    batched reply cannot be matched to the claims. Where the judge gives logprobs, a claim
-    counts if ``(1 - lexical_weight) * P(supported) + lexical_weight * word overlap`` reaches
-    ``threshold``."""
+    """One verdict per claim, in order. ``fallback_chain`` is the per-claim JSON chain used
+    when a batched reply cannot be matched to the claims, or a verdict token cannot be read.
+    Where the judge gives logprobs, a claim counts if ``(1 - lexical_weight) * P(supported) +
+    lexical_weight * word overlap`` reaches ``threshold``."""
     verdicts: dict[int, ClaimVerdict] = {}
     for window in windows:
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
@@ -148,9 +184,16 @@ def attribute(
                     raise
         for i in pending:
             if i not in found:
-                reply = yield from ask(
-                    Call(fallback_chain or chain, {"passages": passages, "claim": claims[i]}), usage
-                )
+                call = {"passages": passages, "claim": claims[i]}
+                if strategy == "batched":
+                    reply = yield from ask(Call(fallback_chain or chain, call), usage)
+                else:
+                    try:
+                        reply = yield from ask(Call(chain, call), usage)
+                    except JudgeError:
+                        if fallback_chain is None:
+                            raise
+                        reply = yield from ask(Call(fallback_chain, call), usage)
                 found[i] = _verdict(
                     claims[i], reply, window, evidence, Decision(threshold, lexical_weight)
                 )
@@ -193,18 +236,17 @@ def _verdict(
     claim: str, reply: Reply, window: Window, evidence: Evidence, decision: Decision
 ) -> ClaimVerdict:
     parsed = reply.parsed
-    assert isinstance(parsed, (Support, QuotedSupport))
+    assert isinstance(parsed, (Support, QuotedSupport, TokenSupport))
     quote = parsed.quote if isinstance(parsed, QuotedSupport) else None
-    p_supported = supported_probability(reply)
-    return _decide(
-        claim, parsed.supported, parsed.passage, quote, window, evidence, p_supported, decision
-    )
+    cited = None if isinstance(parsed, TokenSupport) else parsed.passage
+    p_supported = _p_true(reply.raw)
+    return _decide(claim, parsed.supported, cited, quote, window, evidence, p_supported, decision)
 
 
 def _decide(
     claim: str,
     supported: bool,
-    cited: int,
+    cited: int | None,
     quote: str | None,
     window: Window,
     evidence: Evidence,
@@ -272,14 +314,15 @@ def _decide(
     candidates = cited_passages or list(window)
     best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
     (sentence, _), passage = best
-    note = "" if cited_passages else f"; the judge cited no valid passage ({cited}), aligned"
+    # No passage asked (a verdict token): the best-matching sentence of the window.
+    cited_none = cited is None or cited_passages
+    note = "" if cited_none else f"; the judge cited no valid passage ({cited}), aligned"
     note += f"; {overturned}" if overturned else ""
     return verdict(True, "supported" + note, [passage.chunk.id], sentence, True)
 
 
-def supported_probability(reply: Reply) -> float | None:
+def _p_true(raw: AIMessage | None) -> float | None:
     """P(supported) from the logprobs of the first true/false token, when the judge gives them."""
-    raw = reply.raw
     logprobs = (raw.response_metadata.get("logprobs") if raw is not None else None) or {}
     for token in logprobs.get("content") or []:
         if token.get("token", "").strip().lower() not in ("true", "false"):

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from ._attribution import Evidence, Strategy, attribute, attribution_chain, pack
+from ._attribution import Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from ._decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from ._drive import DEFAULT_TIMEOUT, Steps
 from ._evidence import instructs_judge, split_sentences
@@ -40,6 +40,12 @@ class ContextRecall(Metric):
         evidence: ``"align"`` (the library picks the cited chunk's best-matching sentence),
             ``"quote"`` (the judge quotes; an unverifiable quote does not count), or
             ``"auto"`` (align for per-claim, quote for batched).
+        verdict: per-claim, align: ``"json"`` (the judge writes the verdict and the passage),
+            ``"token"`` (the judge is given the reply's start and writes only the verdict
+            token, read through its logprobs; the chunk is found by alignment; needs a server
+            that continues a final assistant message, such as llama.cpp's), or ``"auto"``
+            (token for the embedded judge, JSON otherwise). An unreadable token falls back to
+            JSON for that claim.
         threshold, lexical_weight: where the judge gives logprobs, a claim counts if
             ``(1 - lexical_weight) * P(supported) + lexical_weight * word_overlap`` reaches
             ``threshold``; ``word_overlap`` is the share of the claim's content words in its
@@ -61,6 +67,7 @@ class ContextRecall(Metric):
         *,
         strategy: Strategy | Literal["auto"] = "auto",
         evidence: Evidence | Literal["auto"] = "auto",
+        verdict: Verdict | Literal["auto"] = "auto",
         threshold: float = 0.55,
         lexical_weight: float = 0.3,
         withhold_injections: bool = True,
@@ -75,6 +82,8 @@ class ContextRecall(Metric):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         if claims not in ("atomic", "sentences"):
             raise ValueError(f"claims must be 'atomic' or 'sentences', not {claims!r}")
+        if verdict not in ("json", "token", "auto"):
+            raise ValueError(f"verdict must be 'json', 'token' or 'auto', not {verdict!r}")
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], not {threshold}")
         if not 0.0 <= lexical_weight <= 1.0:
@@ -82,6 +91,7 @@ class ContextRecall(Metric):
         self.claims = claims
         self._strategy = strategy
         self._evidence = evidence
+        self._verdict = verdict
         self.threshold = threshold
         self.lexical_weight = lexical_weight
         self.withhold_injections = withhold_injections
@@ -105,15 +115,33 @@ class ContextRecall(Metric):
             return self._evidence
         return "align" if self.strategy == "per_claim" else "quote"
 
+    @property
+    def verdict(self) -> Verdict:
+        if self.strategy != "per_claim" or self.evidence != "align":
+            return "json"
+        if self._verdict != "auto":
+            return self._verdict
+        from ._local import LocalJudge
+
+        return "token" if isinstance(self.judge, LocalJudge) else "json"
+
+    def _falls_back(self) -> bool:
+        return self.strategy == "batched" or self.verdict == "token"
+
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:
             if kind == "decompose":
                 chain = decomposition_chain(self.judge, self.decompose_prompt)
-            elif kind == "fallback":
-                chain = attribution_chain(self.judge, "per_claim", self.evidence)
+            elif kind == "fallback":  # per-claim JSON (a batched prompt does not fit it)
+                prompt = self.attribution_prompt if self.strategy == "per_claim" else None
+                chain = attribution_chain(self.judge, "per_claim", self.evidence, prompt)
             else:
                 chain = attribution_chain(
-                    self.judge, self.strategy, self.evidence, self.attribution_prompt
+                    self.judge,
+                    self.strategy,
+                    self.evidence,
+                    self.attribution_prompt,
+                    self.verdict,
                 )
             self._chains[kind] = chain
         return self._chains[kind]
@@ -159,7 +187,7 @@ class ContextRecall(Metric):
             strategy=self.strategy,
             evidence=self.evidence,
             chain=self._chain("attribute"),
-            fallback_chain=self._chain("fallback") if self.strategy == "batched" else None,
+            fallback_chain=self._chain("fallback") if self._falls_back() else None,
             threshold=self.threshold,
             lexical_weight=self.lexical_weight,
             usage=usage,

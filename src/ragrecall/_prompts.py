@@ -15,11 +15,13 @@ __all__ = [
     "PER_CLAIM_PROMPT",
     "PER_CLAIM_QUOTE_PROMPT",
     "PROMPT_VERSION",
+    "VERDICT_PREFIX",
     "BatchVerdict",
     "BatchVerdicts",
     "Claims",
     "QuotedSupport",
     "Support",
+    "TokenSupport",
 ]
 
 PROMPT_VERSION = "1"
@@ -38,6 +40,12 @@ class Support(BaseModel):
 
     supported: bool = Field(description="true only if the passages state the claim.")
     passage: int = Field(description="Number of the passage that supports the claim; 0 if none.")
+
+
+class TokenSupport(BaseModel):
+    """Verdict on one claim read from the judge's first token after ``VERDICT_PREFIX``."""
+
+    supported: bool
 
 
 class QuotedSupport(BaseModel):
@@ -64,6 +72,10 @@ class BatchVerdicts(BaseModel):
 
 
 _RETRY = MessagesPlaceholder("retry", optional=True)
+
+# The start of a per-claim reply, given to a judge that continues a final assistant message:
+# its next token is the verdict, with its log-probability (verdict="token").
+VERDICT_PREFIX = '{"supported":'
 
 DECOMPOSE_PROMPT = ChatPromptTemplate.from_messages(
     [

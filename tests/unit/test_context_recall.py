@@ -319,6 +319,68 @@ def test_auto_strategy_per_judge() -> None:
     assert ContextRecall(remote).evidence == "quote"
 
 
+def test_verdict_token_reads_one_token_after_the_reply_start() -> None:
+    from langchain_core.messages import AIMessage as AI
+
+    from ragrecall._prompts import VERDICT_PREFIX
+
+    seen: list[Any] = []
+
+    def token(messages: Any) -> Any:
+        seen.append(messages[-1])
+        claim = _human_text(messages).split("\n\nClaim: ", 1)[1]
+        p = 0.9 if "Paris" in claim else 0.2
+        reply = _with_logprobs(p)(messages)
+        return AI(
+            content=VERDICT_PREFIX + (" true" if p > 0.5 else " false"),
+            response_metadata=reply.response_metadata,
+        )
+
+    judge = TextOnlyJudge(reply=token)
+    result = metric(judge, claims="sentences", verdict="token").score(SAMPLE)
+    assert [v.attributed for v in result.verdicts] == [True, False]
+    paris = result.verdicts[0]
+    assert paris.p_supported == pytest.approx(0.9) and paris.reason == "supported"
+    assert paris.chunk_ids == ["2"]  # found by alignment: no passage was asked for
+    assert paris.evidence == "The Eiffel Tower is in Paris and opened in 1889."
+    assert all(isinstance(m, AI) and m.content == VERDICT_PREFIX for m in seen)
+    assert len(judge.calls) == 2
+
+
+def test_verdict_token_falls_back_to_json_when_unreadable() -> None:
+    from langchain_core.messages import AIMessage as AI
+
+    def no_logprobs(messages: Any) -> Any:
+        if isinstance(messages[-1], AI):
+            return "maybe"  # no logprobs, no verdict token
+        return keyword_reply(messages)
+
+    judge = TextOnlyJudge(reply=no_logprobs)
+    result = metric(judge, claims="sentences", verdict="token").score(SAMPLE)
+    assert result.status == "scored" and result.score == 0.5
+    assert result.verdicts[0].chunk_ids == ["2"]
+    assert len(judge.calls) == 2 * 3  # per claim: the token call, its re-ask, then JSON
+
+
+def test_verdict_auto_is_token_only_for_the_embedded_judge() -> None:
+    from langchain_openai import ChatOpenAI
+
+    from ragrecall import LocalJudge
+
+    local = ChatOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x", model="m")
+    assert ContextRecall(local).verdict == "json"
+    embedded = LocalJudge()  # nothing starts before the first request
+    assert ContextRecall(embedded).verdict == "token"
+    assert ContextRecall(embedded, evidence="quote").verdict == "json"
+    assert ContextRecall(embedded, strategy="batched", verdict="token").verdict == "json"
+    with pytest.raises(ValueError, match="verdict"):
+        ContextRecall(local, verdict="yes")  # type: ignore[arg-type]
+
+
+def _human_text(messages: Any) -> str:
+    return next(str(m.content) for m in reversed(messages) if m.type == "human")
+
+
 def test_sample_accepts_old_field_names() -> None:
     sample = Sample.model_validate(
         {
