@@ -205,8 +205,10 @@ def score(rows: list[dict[str, Any]], metric: ContextRecall) -> tuple[Evaluation
 
 def make_metric(args: argparse.Namespace, judge: Any, claims: str = "sentences") -> ContextRecall:
     evidence = "quote" if args.variant == "quote-first" else args.evidence
-    options = {name: getattr(args, name) for name in ("threshold", "lexical_weight")
+    options = {name: getattr(args, name) for name in ("threshold", "lexical_weight", "verdict")
                if getattr(args, name) is not None}  # else the library's defaults
+    if args.variant != "default":  # a variant is its own JSON reply format
+        options["verdict"] = "json"
     return VARIANTS[args.variant](judge, claims=claims, evidence=evidence,  # type: ignore[arg-type]
                                   **options)
 
@@ -300,6 +302,8 @@ def main() -> int:
     parser.add_argument("--threshold", type=float, help="default: the library's")
     parser.add_argument("--lexical-weight", type=float,
                         help="weight of the word check (default: the library's)")
+    parser.add_argument("--verdict", choices=["json", "token"],
+                        help="per-claim reply (default: the library's choice for the judge)")
     parser.add_argument("--select-sentences", type=int, default=0, metavar="K",
                         help="cut chunks to the K sentences closest to each claim (experiment)")
     parser.add_argument("--out", type=Path, help="per-item JSONL")
