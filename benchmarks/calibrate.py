@@ -32,6 +32,7 @@ from _common import (
     pearson,
 )
 
+from ragrecall._attribution import Decision
 from ragrecall._evidence import word_overlap
 
 
@@ -82,7 +83,7 @@ def _decide(verdict: dict[str, Any], threshold: float, weight: float, overlap: f
         p = float(verdict["attributed"])
     if "quote is not in the passages" in verdict.get("reason", ""):  # failed the evidence check
         return False
-    return bool((1 - weight) * p + weight * overlap >= threshold)
+    return Decision(threshold, weight).counts(p, overlap)
 
 
 def _overlaps(items: list[dict[str, Any]], data: str | None) -> dict[tuple[str, str], list[float]]:

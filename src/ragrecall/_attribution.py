@@ -76,6 +76,12 @@ class Decision:
     threshold: float = 0.5
     lexical_weight: float = 0.0
 
+    def counts(self, p_supported: float, overlap: float) -> bool:
+        """``(1 - lexical_weight) * P(supported) + lexical_weight * overlap`` reaches
+        ``threshold``."""
+        w = self.lexical_weight
+        return (1 - w) * p_supported + w * overlap >= self.threshold
+
 
 def estimate_tokens(text: str) -> int:
     """A cautious token count (about 3 characters a token) that needs no tokenizer."""
@@ -169,6 +175,7 @@ def attribute(
     when a batched reply cannot be matched to the claims, or a verdict token cannot be read.
     Where the judge gives logprobs, a claim counts if ``(1 - lexical_weight) * P(supported) +
     lexical_weight * word overlap`` reaches ``threshold``."""
+    decision = Decision(threshold, lexical_weight)
     verdicts: dict[int, ClaimVerdict] = {}
     for window in windows:
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
@@ -194,9 +201,7 @@ def attribute(
                         if fallback_chain is None:
                             raise
                         reply = yield from ask(Call(fallback_chain, call), usage)
-                found[i] = _verdict(
-                    claims[i], reply, window, evidence, Decision(threshold, lexical_weight)
-                )
+                found[i] = _verdict(claims[i], reply, window, evidence, decision)
         for i, verdict in found.items():
             if i not in verdicts or verdict.attributed:
                 verdicts[i] = verdict
@@ -258,9 +263,8 @@ def _decide(
     overturned = ""
     if p_supported is not None:
         overlap = max(word_overlap(claim, p.text) for p in window)
-        w = decision.lexical_weight
         judge_says = p_supported >= decision.threshold
-        supported = (1 - w) * p_supported + w * overlap >= decision.threshold
+        supported = decision.counts(p_supported, overlap)
         confidence = p_supported if supported else 1 - p_supported
         if supported != judge_says:
             leaning = "supported" if judge_says else "unsupported"
@@ -314,9 +318,9 @@ def _decide(
     candidates = cited_passages or list(window)
     best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
     (sentence, _), passage = best
-    # No passage asked (a verdict token): the best-matching sentence of the window.
-    cited_none = cited is None or cited_passages
-    note = "" if cited_none else f"; the judge cited no valid passage ({cited}), aligned"
+    # cited is None: no passage was asked for (a verdict token), so nothing to report.
+    valid = cited is None or cited_passages
+    note = "" if valid else f"; the judge cited no valid passage ({cited}), aligned"
     note += f"; {overturned}" if overturned else ""
     return verdict(True, "supported" + note, [passage.chunk.id], sentence, True)
 
