@@ -532,13 +532,14 @@ def _dry_run(
     judge: JudgeLike,
     console: Console,
 ) -> int:
-    strategy, evidence, window = "batched", "quote", DEFAULT_CONTEXT_WINDOW
+    strategy, evidence, verdict, window = "batched", "quote", "json", DEFAULT_CONTEXT_WINDOW
     try:
         recall = build_metrics(
             ["context_recall"], judge, claims=args.claims, strategy=args.strategy
         )[0]
         strategy = recall.strategy  # type: ignore[attr-defined]
         evidence = recall.evidence  # type: ignore[attr-defined]
+        verdict = recall.verdict  # type: ignore[attr-defined]
         window = context_window(recall.judge)
     except Exception:  # e.g. an API model without its key: assume a remote API
         if args.strategy != "auto":
@@ -555,6 +556,7 @@ def _dry_run(
         claims=args.claims,
         strategy=strategy,
         evidence=evidence,
+        verdict=verdict,
         window_tokens=window,
         repeats=args.repeats,
     )
@@ -564,7 +566,7 @@ def _dry_run(
     qualifier = "" if est.exact else "~"
     table.add_row("samples", str(est.samples))
     table.add_row("metrics", ", ".join(names))
-    table.add_row("strategy / evidence", f"{strategy} / {evidence}")
+    table.add_row("strategy / evidence / verdict", f"{strategy} / {evidence} / {verdict}")
     table.add_row("judge calls", f"{qualifier}{est.calls}")
     table.add_row("prompt tokens", f"~{est.prompt_tokens}")
     table.add_row("completion tokens", f"~{est.completion_tokens}")

@@ -10,7 +10,13 @@ from ._attribution import estimate_tokens, pack, render
 from ._decompose import clean_claims
 from ._evidence import split_sentences
 from ._judges import DEFAULT_CONTEXT_WINDOW
-from ._prompts import BATCHED_PROMPT, DECOMPOSE_PROMPT, PER_CLAIM_PROMPT, PER_CLAIM_QUOTE_PROMPT
+from ._prompts import (
+    BATCHED_PROMPT,
+    DECOMPOSE_PROMPT,
+    PER_CLAIM_PROMPT,
+    PER_CLAIM_QUOTE_PROMPT,
+    VERDICT_PREFIX,
+)
 from ._schemas import Chunk, Sample
 
 __all__ = ["PRICES", "Estimate", "estimate_cost", "known_price"]
@@ -61,6 +67,7 @@ def estimate_cost(
     claims: str = "atomic",
     strategy: str = "batched",
     evidence: str = "quote",
+    verdict: str = "json",
     window_tokens: int = DEFAULT_CONTEXT_WINDOW,
     repeats: int = 1,
 ) -> Estimate:
@@ -68,7 +75,8 @@ def estimate_cost(
 
     Context and response recall follow the metric's own steps: one decomposition call per
     distinct (reference, question) in atomic mode (claims are cached), then per window one
-    call per claim (per_claim) or one call (batched). In sentences mode (or with
+    call per claim (per_claim) or one call (batched); ``verdict="token"`` replies with one
+    token per claim. In sentences mode (or with
     ``reference_claims``) and one window per sample the count is exact; in atomic mode the
     number of claims is estimated from the reference's sentences. The other judge metrics are
     estimated from the number of chunks.
@@ -85,6 +93,7 @@ def estimate_cost(
                     claims,
                     strategy,
                     evidence,
+                    verdict,
                     window_tokens,
                     decomposed,
                     repeats,
@@ -118,6 +127,7 @@ def _estimate_recall(
     claims_mode: str,
     strategy: str,
     evidence: str,
+    verdict: str,
     window_tokens: int,
     decomposed: set[tuple[str, str]],
     repeats: int,
@@ -164,10 +174,13 @@ def _estimate_recall(
             est.completion_tokens += sum(25 + estimate_tokens(c) for c in claims) * repeats
         else:
             prompt = PER_CLAIM_QUOTE_PROMPT if evidence == "quote" else PER_CLAIM_PROMPT
-            reply = 15 if evidence == "align" else 40
+            token = verdict == "token" and evidence == "align"
+            reply = 1 if token else 15 if evidence == "align" else 40
+            prefix = estimate_tokens(VERDICT_PREFIX) + 4 if token else 0  # the reply's given start
             est.calls += len(claims) * repeats
             est.prompt_tokens += (
-                sum(_prompt_tokens(prompt, passages=passages, claim=c) for c in claims) * repeats
+                sum(_prompt_tokens(prompt, passages=passages, claim=c) + prefix for c in claims)
+                * repeats
             )
             est.completion_tokens += reply * len(claims) * repeats
 

@@ -322,6 +322,17 @@ def test_dry_run_prices_known_models_and_given_prices(
     assert "at 3.0/15.0 per M tokens" in capsys.readouterr().out
 
 
+def test_dry_run_counts_one_reply_token_per_claim_in_token_mode() -> None:
+    samples = [Sample.model_validate(r) for r in rows(2)]
+    kw: dict[str, Any] = {"claims": "sentences", "strategy": "per_claim", "evidence": "align"}
+    json_est = estimate_cost(samples, ["context_recall"], **kw)
+    token_est = estimate_cost(samples, ["context_recall"], verdict="token", **kw)
+    claims = token_est.calls
+    assert claims == json_est.calls > 0
+    assert (json_est.completion_tokens, token_est.completion_tokens) == (15 * claims, claims)
+    assert token_est.prompt_tokens > json_est.prompt_tokens  # the reply's given start
+
+
 def test_repeats_record_every_run_and_report_the_spread(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], judges: str
 ) -> None:
