@@ -66,7 +66,8 @@ def majority(labels: Sequence[str]) -> str | None:
 
 
 def lfqa_answers(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
-    """Seeded sample of LFQA-Verification answers as samples with gold sentence labels."""
+    """Seeded sample of LFQA-Verification answers as samples with gold sentence labels (and
+    each annotator's, under ``labels``)."""
     base = root / "lfqa_verification"
     docs = {
         d["question_id"]: d["docs"]
@@ -81,15 +82,16 @@ def lfqa_answers(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
                 label, sentence = majority(a["labels"]), a["answer"].strip()
                 if label is not None and sentence and sentence not in seen:
                     seen.add(sentence)
-                    labelled.append((sentence, label))
+                    labelled.append((sentence, label, a["labels"]))
             if not labelled or item["question_id"] not in docs:
                 continue
             answers.append({
                 "id": f"{system}:{item['question_id']}",
                 "user_input": item["question"],
-                "reference": " ".join(s for s, _ in labelled),
-                "reference_claims": [s for s, _ in labelled],
-                "gold": [label == "supported" for _, label in labelled],
+                "reference": " ".join(s for s, _, _ in labelled),
+                "reference_claims": [s for s, _, _ in labelled],
+                "gold": [label == "supported" for _, label, _ in labelled],
+                "labels": [labels for _, _, labels in labelled],  # each annotator's
                 "retrieved_contexts": [
                     {"id": d["doc_id"], "text": f"{d['title']}\n{d['text']}"}
                     for d in docs[item["question_id"]]

@@ -2,7 +2,7 @@
 
     python benchmarks/agreement.py [--data ../shared/datasets] [--limit 30] [--seed 0]
         [--bench lfqa attributionbench] [--split dev] [--atomic] [--judge local | --base-url URL]
-        [--variant default|verdict-only|plain|quote-first|passage-first|strict]
+        [--variant default|examples|verdict-only|plain|quote-first|passage-first|strict]
         [--select-sentences K]
         [--out items.jsonl] [--summary summary.json]
 
@@ -10,7 +10,8 @@ LFQA-Verification (end to end): reference = the answer's labelled sentences, use
 so they align with the gold labels; contexts = the question's documents; gold = majority label,
 only "supported" counts. Reports sentence-level balanced accuracy and per-answer Pearson,
 Spearman and MAE of the recall score against the gold recall (``--atomic`` adds the same
-per-answer figures with the judge's own claims). AttributionBench: claim-level balanced
+per-answer figures with the judge's own claims), and the same figures for people: each
+annotator against the other two, where those two agree. AttributionBench: claim-level balanced
 accuracy (overall and per source) and the AUC of P(supported). Skips cleanly without the data.
 """
 
@@ -49,7 +50,7 @@ from rapidfuzz import fuzz
 
 from ragrecall import ContextRecall, EvaluationReport, evaluate, structured
 from ragrecall._evidence import split_sentences
-from ragrecall._prompts import QuotedSupport, Support
+from ragrecall._prompts import PER_CLAIM_PROMPT, QuotedSupport, Support
 
 
 def claim_prompt(system: str) -> ChatPromptTemplate:
@@ -165,6 +166,35 @@ PLAIN_PROMPT = ChatPromptTemplate.from_messages(
 )
 
 
+_BEES = (
+    '<passage id="1">\nHoneybees\nHoneybees tell their hive where food is with the "waggle '
+    'dance": the angle of the dance shows the direction of the food relative to the sun.\n'
+    '</passage>\n<passage id="2">\nBumblebees\nBumblebees can fly in cooler weather than '
+    "honeybees because they shiver their flight muscles to warm up.\n</passage>"
+)
+_EXAMPLES = [
+    ("Bees show each other the way to food by dancing.", '{{"supported": true, "passage": 1}}'),
+    ("Honeybees can see ultraviolet light.", '{{"supported": false, "passage": 0}}'),
+    ("Bumblebees can warm themselves up by shivering.", '{{"supported": true, "passage": 2}}'),
+    ("Bumblebees fly in cool weather because their fur keeps them warm.",
+     '{{"supported": false, "passage": 0}}'),
+]
+
+# The library's prompt with four worked examples as earlier turns (a constant prefix, so the
+# prompt cache reads it once); the library's own reply (one verdict token on the local judge).
+EXAMPLES_PROMPT = ChatPromptTemplate.from_messages([
+    PER_CLAIM_PROMPT.messages[0],
+    *[m for claim, reply in _EXAMPLES
+      for m in (("human", f"Passages:\n{_BEES}\n\nClaim: {claim}"), ("ai", reply))],
+    *PER_CLAIM_PROMPT.messages[1:],
+])
+
+
+def prompt_variant(prompt: ChatPromptTemplate) -> Callable[..., ContextRecall]:
+    """ContextRecall with another attribution prompt and the library's reply format."""
+    return lambda *args, **kw: ContextRecall(*args, attribution_prompt=prompt, **kw)
+
+
 VARIANTS = {
     "default": ContextRecall,
     "verdict-only": reply_variant(VERDICT_ONLY_PROMPT, VerdictOnly, _verdict_only),
@@ -172,7 +202,9 @@ VARIANTS = {
     "quote-first": reply_variant(QUOTE_FIRST_PROMPT, QuoteFirst, QuotedSupport),
     "passage-first": reply_variant(PASSAGE_FIRST_PROMPT, PassageFirst, Support),
     "strict": reply_variant(STRICT_PROMPT, Support, Support),
+    "examples": prompt_variant(EXAMPLES_PROMPT),
 }
+PROMPT_VARIANTS = {"default", "examples"}  # the rest have their own JSON reply
 
 
 def select_sentences(row: dict[str, Any], keep: int) -> dict[str, Any]:
@@ -207,7 +239,7 @@ def make_metric(args: argparse.Namespace, judge: Any, claims: str = "sentences")
     evidence = "quote" if args.variant == "quote-first" else args.evidence
     options = {name: getattr(args, name) for name in ("threshold", "lexical_weight", "verdict")
                if getattr(args, name) is not None}  # else the library's defaults
-    if args.variant != "default":  # a variant is its own JSON reply format
+    if args.variant not in PROMPT_VARIANTS:  # a variant is its own JSON reply format
         options["verdict"] = "json"
     return VARIANTS[args.variant](judge, claims=claims, evidence=evidence,  # type: ignore[arg-type]
                                   **options)
@@ -244,6 +276,7 @@ def lfqa(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
         / len(rows),
         "completion_tokens_per_answer": usage.completion_tokens / len(rows),
     }
+    summary["people"] = people(rows)
     if args.atomic:
         plain = [{k: v for k, v in r.items() if k != "reference_claims"} for r in rows]
         report, seconds = score(plain, make_metric(args, judge, "atomic"))
@@ -258,6 +291,30 @@ def lfqa(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
             "seconds_per_answer": seconds / len(rows),
         }
     return summary, items
+
+
+def people(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How far people agree on the same answers: each annotator's labels against the other two
+    annotators' wherever those two agree, pooled over the three annotators (no judge)."""
+    gold_s, pred_s, gold_a, pred_a = [], [], [], []
+    for row in rows:
+        for i in range(3):
+            gold, pred = [], []
+            for labels in row["labels"]:
+                others = labels[:i] + labels[i + 1:]
+                if len(labels) == 3 and others[0] == others[1]:
+                    gold.append(others[0] == "supported")
+                    pred.append(labels[i] == "supported")
+            if gold:
+                gold_s += gold
+                pred_s += pred
+                gold_a.append(sum(gold) / len(gold))
+                pred_a.append(sum(pred) / len(pred))
+    return {
+        "sentence_balanced_accuracy": balanced_accuracy(gold_s, pred_s),
+        "pearson": pearson(pred_a, gold_a),
+        "mae": mae(pred_a, gold_a) if pred_a else None,
+    }
 
 
 def attribution(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
@@ -346,6 +403,10 @@ def print_table(summary: dict[str, Any]) -> None:
               f"{s['prompt_tokens_per_answer']:.0f} prompt tokens "
               f"({s['uncached_prompt_tokens_per_answer']:.0f} uncached), "
               f"{s['completion_tokens_per_answer']:.0f} completion tokens per answer")
+        h = s["people"]
+        print(f"  people (one annotator against the other two): sentence balanced accuracy "
+              f"{fmt(h['sentence_balanced_accuracy'])}  Pearson {fmt(h['pearson'])}  "
+              f"MAE {fmt(h['mae'])}")
         if "atomic" in s:
             a = s["atomic"]
             print(f"  atomic claims: Pearson {fmt(a['pearson'])}  Spearman {fmt(a['spearman'])}"
