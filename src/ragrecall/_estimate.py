@@ -76,10 +76,9 @@ def estimate_cost(
     Context and response recall follow the metric's own steps: one decomposition call per
     distinct (reference, question) in atomic mode (claims are cached), then per window one
     call per claim (per_claim) or one call (batched); ``verdict="token"`` replies with one
-    token per claim. In sentences mode (or with
-    ``reference_claims``) and one window per sample the count is exact; in atomic mode the
-    number of claims is estimated from the reference's sentences. The other judge metrics are
-    estimated from the number of chunks.
+    token per claim. In sentences mode (or with ``reference_claims``) and one window per sample
+    the count is exact; in atomic mode the number of claims is estimated from the reference's
+    sentences. The other judge metrics are estimated from the number of chunks.
     """
     est = Estimate(samples=len(samples))
     decomposed: set[tuple[str, str]] = set()
