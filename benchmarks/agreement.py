@@ -3,7 +3,7 @@
     python benchmarks/agreement.py [--data ../shared/datasets] [--limit 30] [--seed 0]
         [--bench lfqa attributionbench] [--split dev] [--atomic] [--judge local | --base-url URL]
         [--variant default|examples|verdict-only|plain|quote-first|passage-first|strict]
-        [--select-sentences K]
+        [--select-sentences K] [--passages tags|brackets]
         [--out items.jsonl] [--summary summary.json]
 
 LFQA-Verification (end to end): reference = the answer's labelled sentences, used as the claims
@@ -207,6 +207,11 @@ VARIANTS = {
 PROMPT_VARIANTS = {"default", "examples"}  # the rest have their own JSON reply
 
 
+def bracketed(window: Any) -> str:
+    """Passages as ``[n] text`` blocks separated by blank lines (the library: XML-like tags)."""
+    return "\n\n".join(f"[{p.number}] {p.text}" for p in window)
+
+
 def select_sentences(row: dict[str, Any], keep: int) -> dict[str, Any]:
     """The row with each chunk cut to the sentences among the ``keep`` closest to some claim
     (rapidfuzz token-set similarity over all chunks), in their order; chunks keep their ids.
@@ -361,6 +366,9 @@ def main() -> int:
                         help="weight of the word check (default: the library's)")
     parser.add_argument("--verdict", choices=["json", "token"],
                         help="per-claim reply (default: the library's choice for the judge)")
+    parser.add_argument("--passages", default="tags", choices=["tags", "brackets"],
+                        help="how passages are delimited: the library's tags, or [n] blocks "
+                             "(experiment)")
     parser.add_argument("--select-sentences", type=int, default=0, metavar="K",
                         help="cut chunks to the K sentences closest to each claim (experiment)")
     parser.add_argument("--out", type=Path, help="per-item JSONL")
@@ -371,6 +379,10 @@ def main() -> int:
     if root is None:
         print("skipped: the shared datasets folder is absent (pass --data)")
         return 0
+    if args.passages == "brackets":  # an experiment: swap the library's passage renderer
+        import ragrecall._attribution
+
+        ragrecall._attribution.render = bracketed
     judge = make_judge(args)
     summary: dict[str, Any] = {"commit": commit(), "date": time.strftime("%Y-%m-%d"),
                                "args": {k: str(v) for k, v in vars(args).items()}}
