@@ -276,8 +276,8 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
     from langchain_core.messages import HumanMessage
 
     from ragrecall import ContextRecall, attribution_chain
+    from ragrecall._judge.structured import response_format
     from ragrecall._prompts import Support
-    from ragrecall._structured import response_format
 
     judge = openai_judge(base_url)
     body = {"model": "fake", "messages": [{"role": "user", "content": "Claim: x"}]}
@@ -330,9 +330,9 @@ async def _bare_run(base_url: str, count: int, concurrency: int) -> int:
     """The floor for any framework on ``ChatOpenAI``: the same requests (prompt formatted
     beforehand, response_format bound), ``concurrency`` at a time, no evaluation around them."""
     from ragrecall._attribution import pack, render
+    from ragrecall._judge.structured import response_format
     from ragrecall._prompts import PER_CLAIM_PROMPT, Support
     from ragrecall._schemas import Chunk
-    from ragrecall._structured import response_format
 
     model = openai_judge(base_url).bind(extra_body={"response_format": response_format(Support)})
     requests = []

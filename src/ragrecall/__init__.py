@@ -9,7 +9,6 @@ from ._chunk_recall import ChunkRecall
 from ._context_recall import ContextRecall, default_claim_cache
 from ._data import load_samples
 from ._decompose import ClaimCache, decomposition_chain
-from ._drive import Policy
 from ._errors import (
     JudgeError,
     JudgeModelError,
@@ -19,7 +18,9 @@ from ._errors import (
     SampleError,
 )
 from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
-from ._judges import resolve_judge
+from ._judge.drive import Policy
+from ._judge.resolve import resolve_judge
+from ._judge.structured import structured
 from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
 from ._logger import LoggerStats, RecallLogger
 from ._metric import Metric
@@ -45,7 +46,6 @@ from ._schemas import (
     Usage,
 )
 from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, SQLiteSink
-from ._structured import structured
 
 __version__ = "0.1.0"
 

@@ -20,8 +20,8 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 
 from ._decompose import ClaimCache
-from ._drive import DEFAULT_TIMEOUT, Steps
-from ._judges import JudgeLike
+from ._judge.drive import DEFAULT_TIMEOUT, Steps
+from ._judge.resolve import JudgeLike
 from ._metric import Metric
 from ._precision import ChunkStrategy, ContextPrecision, chunk_strategy
 from ._response_recall import ResponseRecall

@@ -31,11 +31,11 @@ from rich.table import Table
 
 from ._cli_summary import RunSummary
 from ._data import iter_rows, iter_samples
-from ._drive import Policy
 from ._errors import SampleError
 from ._estimate import Estimate, estimate_cost, known_price
 from ._evaluate import astream
-from ._judges import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
+from ._judge.drive import Policy
+from ._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
 from ._metric import Metric
 from ._progress import progress
 from ._results_file import Record, ResultsFile, read_records

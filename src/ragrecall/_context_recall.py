@@ -10,9 +10,9 @@ from langchain_core.runnables import Runnable
 
 from ._attribution import Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from ._decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from ._drive import DEFAULT_TIMEOUT, Steps
 from ._evidence import instructs_judge, split_sentences
-from ._judges import JudgeLike, context_window, is_local
+from ._judge.drive import DEFAULT_TIMEOUT, Steps
+from ._judge.resolve import JudgeLike, context_window, is_local
 from ._metric import Metric
 from ._prompts import DECOMPOSE_PROMPT
 from ._schemas import ClaimVerdict, RecallResult, Sample, Usage

@@ -9,7 +9,7 @@ from typing import Any
 from ._attribution import estimate_tokens, pack, render
 from ._decompose import clean_claims
 from ._evidence import split_sentences
-from ._judges import DEFAULT_CONTEXT_WINDOW
+from ._judge.resolve import DEFAULT_CONTEXT_WINDOW
 from ._prompts import (
     BATCHED_PROMPT,
     DECOMPOSE_PROMPT,

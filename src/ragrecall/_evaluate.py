@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from ._context_recall import ContextRecall
 from ._data import iter_samples, load_samples
-from ._drive import DEFAULT_TIMEOUT
+from ._judge.drive import DEFAULT_TIMEOUT
 from ._metric import Metric
 from ._progress import progress
 from ._schemas import RecallResult, Sample, Usage

@@ -26,9 +26,10 @@ from pydantic import BaseModel, Field
 from ._attribution import Strategy, Window, estimate_tokens, pack, render
 from ._context_recall import ContextRecall
 from ._decompose import ClaimCache, ClaimMode
-from ._drive import DEFAULT_TIMEOUT, Call, Steps, ask
 from ._errors import JudgeError
-from ._judges import JudgeLike, context_window, is_local
+from ._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from ._judge.resolve import JudgeLike, context_window, is_local
+from ._judge.structured import structured
 from ._metric import Metric
 from ._schemas import (
     Chunk,
@@ -38,7 +39,6 @@ from ._schemas import (
     Sample,
     Usage,
 )
-from ._structured import structured
 
 __all__ = [
     "PRECISION_BATCHED_PROMPT",

@@ -19,11 +19,11 @@ from pydantic import BaseModel, Field
 from ._attribution import Window, pack, render
 from ._context_recall import default_claim_cache
 from ._decompose import ClaimCache, clean_claims
-from ._drive import DEFAULT_TIMEOUT, Call, Steps, ask
-from ._judges import JudgeLike, context_window
+from ._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from ._judge.resolve import JudgeLike, context_window
+from ._judge.structured import structured
 from ._metric import Metric
 from ._schemas import QuestionRecallResult, Sample, SubQuestionVerdict, Usage
-from ._structured import structured
 
 __all__ = [
     "ANSWERABLE_PROMPT",

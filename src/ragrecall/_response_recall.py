@@ -8,7 +8,7 @@ prompts are ContextRecall's, so claims decomposed for one metric are reused by t
 from __future__ import annotations
 
 from ._context_recall import ContextRecall
-from ._drive import Steps
+from ._judge.drive import Steps
 from ._schemas import Chunk, RecallResult, Sample, Usage
 
 __all__ = ["RESPONSE_CHUNK_ID", "ResponseRecall"]

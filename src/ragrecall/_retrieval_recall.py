@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
-from ._drive import Steps
 from ._evidence import normalize
+from ._judge.drive import Steps
 from ._metric import Metric
 from ._schemas import RelevantItem, RetrievalResult, Sample, Usage
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._judges import JudgeLike
+from ._judge.resolve import JudgeLike
 from ._metric import Metric
 from ._schemas import RecallResult, Sample
 

@@ -24,8 +24,8 @@ from langchain_openai import ChatOpenAI
 
 from ragrecall import Chunk, ClaimCache, ContextRecall, Policy, RecallResult, Usage, evaluate
 from ragrecall._attribution import attribute, attribution_chain, pack
-from ragrecall._drive import run_sync
 from ragrecall._evidence import instructs_judge
+from ragrecall._judge.drive import run_sync
 
 N = 200
 MAX_RETRIES = 3

@@ -7,9 +7,9 @@ import pytest
 import ragrecall
 from ragrecall import Chunk, JudgeError
 from ragrecall._attribution import pack
-from ragrecall._drive import is_transient, retry_after
 from ragrecall._evidence import best_sentence, quote_in, split_sentences
-from ragrecall._structured import extract_json
+from ragrecall._judge.drive import is_transient, retry_after
+from ragrecall._judge.structured import extract_json
 
 PUBLIC = [
     "CallableSink",
@@ -150,8 +150,8 @@ def test_transient_errors_and_retry_after() -> None:
 def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
     from langchain_openai import ChatOpenAI
 
+    from ragrecall._judge.structured import response_format, structured
     from ragrecall._prompts import Support
-    from ragrecall._structured import response_format, structured
 
     fmt = response_format(Support)
     assert fmt is response_format(Support)  # built once

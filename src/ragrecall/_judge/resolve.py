@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
-from ._schemas import JudgeInfo
+from .._schemas import JudgeInfo
 
 __all__ = ["JudgeLike", "context_window", "is_local", "judge_info", "resolve_judge"]
 
@@ -24,7 +24,7 @@ def resolve_judge(judge: JudgeLike) -> BaseChatModel:
     if isinstance(judge, BaseChatModel):
         return judge
     if judge is None or judge == "local":
-        from ._local import LocalJudge
+        from .._local import LocalJudge
 
         return LocalJudge()
     if isinstance(judge, str):

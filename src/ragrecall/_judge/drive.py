@@ -28,8 +28,8 @@ from tenacity import (
     retry_if_exception,
 )
 
-from ._errors import JudgeError, JudgeRateLimitError
-from ._schemas import Usage
+from .._errors import JudgeError, JudgeRateLimitError
+from .._schemas import Usage
 
 __all__ = ["DEFAULT_TIMEOUT", "Call", "Policy", "Reply", "Steps", "ask", "run_async", "run_sync"]
 

@@ -24,7 +24,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from ._errors import JudgeError
+from .._errors import JudgeError
 
 __all__ = ["extract_json", "parse_reply", "response_format", "structured"]
 

@@ -1,0 +1,1 @@
+"""Judge plumbing: the step driver (retries, deadlines), structured replies, judge resolution."""
