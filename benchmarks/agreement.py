@@ -49,7 +49,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from ragrecall import ContextRecall, EvaluationReport, evaluate, structured
-from ragrecall._evidence import split_sentences
+from ragrecall._metrics.evidence import split_sentences
 from ragrecall._prompts import PER_CLAIM_PROMPT, QuotedSupport, Support
 
 
@@ -380,9 +380,9 @@ def main() -> int:
         print("skipped: the shared datasets folder is absent (pass --data)")
         return 0
     if args.passages == "brackets":  # an experiment: swap the library's passage renderer
-        import ragrecall._attribution
+        import ragrecall._metrics.attribution
 
-        ragrecall._attribution.render = bracketed
+        ragrecall._metrics.attribution.render = bracketed
     judge = make_judge(args)
     summary: dict[str, Any] = {"commit": commit(), "date": time.strftime("%Y-%m-%d"),
                                "args": {k: str(v) for k, v in vars(args).items()}}

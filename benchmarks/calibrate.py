@@ -32,8 +32,8 @@ from _common import (
     pearson,
 )
 
-from ragrecall._attribution import Decision
-from ragrecall._evidence import word_overlap
+from ragrecall._metrics.attribution import Decision
+from ragrecall._metrics.evidence import word_overlap
 
 
 def main() -> int:

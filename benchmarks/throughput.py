@@ -329,8 +329,8 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
 async def _bare_run(base_url: str, count: int, concurrency: int) -> int:
     """The floor for any framework on ``ChatOpenAI``: the same requests (prompt formatted
     beforehand, response_format bound), ``concurrency`` at a time, no evaluation around them."""
-    from ragrecall._attribution import pack, render
     from ragrecall._judge.structured import response_format
+    from ragrecall._metrics.attribution import pack, render
     from ragrecall._prompts import PER_CLAIM_PROMPT, Support
     from ragrecall._schemas import Chunk
 

@@ -4,11 +4,7 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 (with a verified quote), and score supported / total.
 """
 
-from ._attribution import attribution_chain
-from ._chunk_recall import ChunkRecall
-from ._context_recall import ContextRecall, default_claim_cache
 from ._data import load_samples
-from ._decompose import ClaimCache, decomposition_chain
 from ._errors import (
     JudgeError,
     JudgeModelError,
@@ -23,11 +19,15 @@ from ._judge.resolve import resolve_judge
 from ._judge.structured import structured
 from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
 from ._logger import LoggerStats, RecallLogger
-from ._metric import Metric
-from ._precision import ContextPrecision, RecallPrecision
-from ._question_recall import QuestionRecall
-from ._response_recall import ResponseRecall
-from ._retrieval_recall import RetrievalRecall
+from ._metrics.attribution import attribution_chain
+from ._metrics.base import Metric
+from ._metrics.chunk_recall import ChunkRecall
+from ._metrics.claims import ClaimCache, decomposition_chain
+from ._metrics.context_recall import ContextRecall, default_claim_cache
+from ._metrics.precision import ContextPrecision, RecallPrecision
+from ._metrics.question_recall import QuestionRecall
+from ._metrics.response_recall import ResponseRecall
+from ._metrics.retrieval_recall import RetrievalRecall
 from ._schemas import (
     Chunk,
     ChunkRecallResult,

@@ -32,11 +32,11 @@ from rich.table import Table
 from ._cli_summary import RunSummary
 from ._data import iter_rows, iter_samples
 from ._errors import SampleError
-from ._estimate import Estimate, estimate_cost, known_price
 from ._evaluate import astream
 from ._judge.drive import Policy
 from ._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
-from ._metric import Metric
+from ._metrics.base import Metric
+from ._metrics.estimate import Estimate, estimate_cost, known_price
 from ._progress import progress
 from ._results_file import Record, ResultsFile, read_records
 from ._schemas import RecallResult, Sample, Usage
@@ -273,12 +273,12 @@ def build_metrics(
     timeout: float | None = None,
 ) -> list[Metric]:
     """Metric objects by name, sharing one judge (resolved once)."""
-    from ._chunk_recall import ChunkRecall
-    from ._context_recall import ContextRecall
-    from ._precision import ContextPrecision, RecallPrecision
-    from ._question_recall import QuestionRecall
-    from ._response_recall import ResponseRecall
-    from ._retrieval_recall import RetrievalRecall
+    from ._metrics.chunk_recall import ChunkRecall
+    from ._metrics.context_recall import ContextRecall
+    from ._metrics.precision import ContextPrecision, RecallPrecision
+    from ._metrics.question_recall import QuestionRecall
+    from ._metrics.response_recall import ResponseRecall
+    from ._metrics.retrieval_recall import RetrievalRecall
 
     extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     shared: JudgeLike = judge

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import SampleError
-from ._metric import to_sample
+from ._metrics.base import to_sample
 from ._schemas import Sample
 
 __all__ = ["iter_rows", "iter_samples", "load_samples"]

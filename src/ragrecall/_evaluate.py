@@ -11,10 +11,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from ._context_recall import ContextRecall
 from ._data import iter_samples, load_samples
 from ._judge.drive import DEFAULT_TIMEOUT
-from ._metric import Metric
+from ._metrics.base import Metric
+from ._metrics.context_recall import ContextRecall
 from ._progress import progress
 from ._schemas import RecallResult, Sample, Usage
 

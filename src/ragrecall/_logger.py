@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._metric import Metric, to_sample
+from ._metrics.base import Metric, to_sample
 from ._schemas import RecallResult, Sample
 from ._sinks import RecallRecord, Sink
 

@@ -13,9 +13,9 @@ from rich.table import Table
 
 from ._cli_eval import add_eval_command
 from ._compare import add_compare_command
-from ._context_recall import ContextRecall
 from ._evaluate import EvaluationReport, evaluate
 from ._local._cli import add_judge_commands
+from ._metrics.context_recall import ContextRecall
 
 __all__ = ["main", "print_report"]
 

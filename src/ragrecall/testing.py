@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._judge.resolve import JudgeLike
-from ._metric import Metric
+from ._metrics.base import Metric
 from ._schemas import RecallResult, Sample
 
 __all__ = ["RecallAssertionError", "aassert_recall", "assert_recall", "recall_metric"]

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import ragrecall
-from ragrecall._chunk_recall import ChunkRecall
-from ragrecall._precision import ContextPrecision, RecallPrecision
-from ragrecall._question_recall import QuestionRecall
-from ragrecall._response_recall import ResponseRecall
+from ragrecall._metrics.chunk_recall import ChunkRecall
+from ragrecall._metrics.precision import ContextPrecision, RecallPrecision
+from ragrecall._metrics.question_recall import QuestionRecall
+from ragrecall._metrics.response_recall import ResponseRecall
 from ragrecall._schemas import (
     ChunkRecallResult,
     PrecisionResult,

@@ -7,8 +7,8 @@ from typing import Any
 from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, human
 
-from ragrecall._chunk_recall import ChunkRecall
-from ragrecall._precision import ContextPrecision
+from ragrecall._metrics.chunk_recall import ChunkRecall
+from ragrecall._metrics.precision import ContextPrecision
 from ragrecall._schemas import ChunkRecallResult
 
 SAMPLE = {

@@ -24,7 +24,7 @@ from langchain_core.messages import BaseMessage
 from ragrecall import RecallResult, Sample
 from ragrecall._cli_eval import parse_column_map
 from ragrecall._cli_summary import RunSummary
-from ragrecall._estimate import estimate_cost
+from ragrecall._metrics.estimate import estimate_cost
 from ragrecall._results_file import Record, read_records
 from ragrecall.cli import main
 

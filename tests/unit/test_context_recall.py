@@ -10,7 +10,7 @@ from fakes import ScriptedJudge, TextOnlyJudge, keyword_reply
 from langchain_core.messages import AIMessage
 
 from ragrecall import Chunk, ClaimCache, ContextRecall, Sample
-from ragrecall._attribution import pack, render
+from ragrecall._metrics.attribution import pack, render
 
 SAMPLE = {
     "user_input": "Tell me about the Eiffel Tower.",

@@ -23,9 +23,9 @@ from faultserver import FAULTS, SCENARIOS, FaultServer
 from langchain_openai import ChatOpenAI
 
 from ragrecall import Chunk, ClaimCache, ContextRecall, Policy, RecallResult, Usage, evaluate
-from ragrecall._attribution import attribute, attribution_chain, pack
-from ragrecall._evidence import instructs_judge
 from ragrecall._judge.drive import run_sync
+from ragrecall._metrics.attribution import attribute, attribution_chain, pack
+from ragrecall._metrics.evidence import instructs_judge
 
 N = 200
 MAX_RETRIES = 3

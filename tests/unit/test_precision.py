@@ -9,11 +9,11 @@ from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, fresh_cache, human
 
 from ragrecall import ContextRecall, evaluate
-from ragrecall._chunk_recall import ChunkRecall
-from ragrecall._precision import ContextPrecision, RecallPrecision, average_precision
-from ragrecall._question_recall import QuestionRecall
-from ragrecall._response_recall import ResponseRecall
-from ragrecall._retrieval_recall import RetrievalRecall
+from ragrecall._metrics.chunk_recall import ChunkRecall
+from ragrecall._metrics.precision import ContextPrecision, RecallPrecision, average_precision
+from ragrecall._metrics.question_recall import QuestionRecall
+from ragrecall._metrics.response_recall import ResponseRecall
+from ragrecall._metrics.retrieval_recall import RetrievalRecall
 from ragrecall._schemas import PrecisionResult, RecallPrecisionResult
 
 SAMPLE: dict[str, Any] = {

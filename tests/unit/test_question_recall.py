@@ -8,7 +8,7 @@ from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, fresh_cache, human
 
 from ragrecall import ContextRecall
-from ragrecall._question_recall import QuestionRecall
+from ragrecall._metrics.question_recall import QuestionRecall
 from ragrecall._schemas import QuestionRecallResult
 
 QUESTION = "Which city has the Eiffel Tower and what year did the Eiffel Tower open?"

@@ -8,7 +8,7 @@ from fakes import ScriptedJudge, TextOnlyJudge, keyword_reply
 from family_fakes import fresh_cache
 
 from ragrecall import ContextRecall, evaluate
-from ragrecall._response_recall import ResponseRecall
+from ragrecall._metrics.response_recall import ResponseRecall
 
 SAMPLE = {
     "user_input": "Tell me about the Eiffel Tower.",

@@ -15,11 +15,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from ._evidence import split_sentences
-from ._judge.drive import Call, Steps, ask
-from ._judge.structured import structured
-from ._prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
-from ._schemas import Usage
+from .._judge.drive import Call, Steps, ask
+from .._judge.structured import structured
+from .._prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
+from .._schemas import Usage
+from .evidence import split_sentences
 
 __all__ = ["ClaimCache", "ClaimMode", "clean_claims", "decompose", "decomposition_chain"]
 

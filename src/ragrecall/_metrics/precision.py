@@ -23,15 +23,11 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from ._attribution import Strategy, Window, estimate_tokens, pack, render
-from ._context_recall import ContextRecall
-from ._decompose import ClaimCache, ClaimMode
-from ._errors import JudgeError
-from ._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
-from ._judge.resolve import JudgeLike, context_window, is_local
-from ._judge.structured import structured
-from ._metric import Metric
-from ._schemas import (
+from .._errors import JudgeError
+from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from .._judge.resolve import JudgeLike, context_window, is_local
+from .._judge.structured import structured
+from .._schemas import (
     Chunk,
     ChunkRelevance,
     PrecisionResult,
@@ -39,6 +35,10 @@ from ._schemas import (
     Sample,
     Usage,
 )
+from .attribution import Strategy, Window, estimate_tokens, pack, render
+from .base import Metric
+from .claims import ClaimCache, ClaimMode
+from .context_recall import ContextRecall
 
 __all__ = [
     "PRECISION_BATCHED_PROMPT",

@@ -25,11 +25,10 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from ._errors import JudgeError
-from ._evidence import best_sentence, instructs_judge, quote_in, quote_states, word_overlap
-from ._judge.drive import Call, Reply, Steps, ask
-from ._judge.structured import structured
-from ._prompts import (
+from .._errors import JudgeError
+from .._judge.drive import Call, Reply, Steps, ask
+from .._judge.structured import structured
+from .._prompts import (
     BATCHED_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
@@ -39,7 +38,8 @@ from ._prompts import (
     Support,
     TokenSupport,
 )
-from ._schemas import Chunk, ClaimVerdict, Usage
+from .._schemas import Chunk, ClaimVerdict, Usage
+from .evidence import best_sentence, instructs_judge, quote_in, quote_states, word_overlap
 
 __all__ = [
     "Evidence",

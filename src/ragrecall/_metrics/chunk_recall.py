@@ -19,13 +19,13 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
-from ._decompose import ClaimCache
-from ._judge.drive import DEFAULT_TIMEOUT, Steps
-from ._judge.resolve import JudgeLike
-from ._metric import Metric
-from ._precision import ChunkStrategy, ContextPrecision, chunk_strategy
-from ._response_recall import ResponseRecall
-from ._schemas import ChunkRecallResult, ChunkVerdict, Sample, Usage
+from .._judge.drive import DEFAULT_TIMEOUT, Steps
+from .._judge.resolve import JudgeLike
+from .._schemas import ChunkRecallResult, ChunkVerdict, Sample, Usage
+from .base import Metric
+from .claims import ClaimCache
+from .precision import ChunkStrategy, ContextPrecision, chunk_strategy
+from .response_recall import ResponseRecall
 
 __all__ = ["ChunkRecall"]
 

@@ -16,14 +16,14 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from ._attribution import Window, pack, render
-from ._context_recall import default_claim_cache
-from ._decompose import ClaimCache, clean_claims
-from ._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
-from ._judge.resolve import JudgeLike, context_window
-from ._judge.structured import structured
-from ._metric import Metric
-from ._schemas import QuestionRecallResult, Sample, SubQuestionVerdict, Usage
+from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from .._judge.resolve import JudgeLike, context_window
+from .._judge.structured import structured
+from .._schemas import QuestionRecallResult, Sample, SubQuestionVerdict, Usage
+from .attribution import Window, pack, render
+from .base import Metric
+from .claims import ClaimCache, clean_claims
+from .context_recall import default_claim_cache
 
 __all__ = [
     "ANSWERABLE_PROMPT",

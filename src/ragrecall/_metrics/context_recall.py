@@ -8,14 +8,14 @@ from typing import Any, Literal
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from ._attribution import Evidence, Strategy, Verdict, attribute, attribution_chain, pack
-from ._decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from ._evidence import instructs_judge, split_sentences
-from ._judge.drive import DEFAULT_TIMEOUT, Steps
-from ._judge.resolve import JudgeLike, context_window, is_local
-from ._metric import Metric
-from ._prompts import DECOMPOSE_PROMPT
-from ._schemas import ClaimVerdict, RecallResult, Sample, Usage
+from .._judge.drive import DEFAULT_TIMEOUT, Steps
+from .._judge.resolve import JudgeLike, context_window, is_local
+from .._prompts import DECOMPOSE_PROMPT
+from .._schemas import ClaimVerdict, RecallResult, Sample, Usage
+from .attribution import Evidence, Strategy, Verdict, attribute, attribution_chain, pack
+from .base import Metric
+from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
+from .evidence import instructs_judge, split_sentences
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 
@@ -121,7 +121,7 @@ class ContextRecall(Metric):
             return "json"
         if self._verdict != "auto":
             return self._verdict
-        from ._local import LocalJudge
+        from .._local import LocalJudge
 
         return "token" if isinstance(self.judge, LocalJudge) else "json"
 

@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import AliasChoices, ValidationError
 
-from ._errors import JudgeModelError, SampleError
-from ._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
-from ._judge.resolve import JudgeLike, judge_info, resolve_judge
-from ._schemas import RecallResult, Sample, Usage
+from .._errors import JudgeModelError, SampleError
+from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
+from .._judge.resolve import JudgeLike, judge_info, resolve_judge
+from .._schemas import RecallResult, Sample, Usage
 
 __all__ = ["Metric", "to_sample"]
 

@@ -28,10 +28,10 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
-from ._evidence import normalize
-from ._judge.drive import Steps
-from ._metric import Metric
-from ._schemas import RelevantItem, RetrievalResult, Sample, Usage
+from .._judge.drive import Steps
+from .._schemas import RelevantItem, RetrievalResult, Sample, Usage
+from .base import Metric
+from .evidence import normalize
 
 __all__ = ["DEFAULT_KS", "RetrievalRecall", "ndcg"]
 

@@ -6,18 +6,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._attribution import estimate_tokens, pack, render
-from ._decompose import clean_claims
-from ._evidence import split_sentences
-from ._judge.resolve import DEFAULT_CONTEXT_WINDOW
-from ._prompts import (
+from .._judge.resolve import DEFAULT_CONTEXT_WINDOW
+from .._prompts import (
     BATCHED_PROMPT,
     DECOMPOSE_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
     VERDICT_PREFIX,
 )
-from ._schemas import Chunk, Sample
+from .._schemas import Chunk, Sample
+from .attribution import estimate_tokens, pack, render
+from .claims import clean_claims
+from .evidence import split_sentences
 
 __all__ = ["PRICES", "Estimate", "estimate_cost", "known_price"]
 
