@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from ragrecall._compare import ranks
+from ragrecall.stats import ranks
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

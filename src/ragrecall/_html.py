@@ -17,6 +17,7 @@ from html import escape
 from ._compare import Comparison
 from ._results_file import Record
 from ._schemas import ClaimVerdict, RecallResult, Sample
+from ._summary import summarize
 
 __all__ = ["compare_report", "eval_report", "highlight", "histogram_svg"]
 
@@ -198,8 +199,6 @@ def _result_html(sample: Sample, name: str, result: RecallResult, runs: list[flo
 
 def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str = "") -> str:
     """The report of one ``eval`` run: summary, histograms, a sortable table, every claim."""
-    from ._cli_summary import summarize
-
     ordered = sorted(records, key=lambda r: r.index)
     body = [f"<h1>ragrecall report{': ' + escape(title) if title else ''}</h1>"]
     rows = []

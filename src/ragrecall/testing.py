@@ -39,7 +39,7 @@ def recall_metric(metric: Metric | str | None = None, judge: JudgeLike = None) -
         if judge is not None:
             raise ValueError("pass either a metric object or a judge, not both")
         return metric
-    from ._cli_eval import build_metrics
+    from .cli._eval import build_metrics
 
     return build_metrics([metric or "context_recall"], judge)[0]
 

@@ -22,11 +22,11 @@ from fakes import ScriptedJudge, keyword_reply
 from langchain_core.messages import BaseMessage
 
 from ragrecall import RecallResult, Sample
-from ragrecall._cli_eval import parse_column_map
-from ragrecall._cli_summary import RunSummary
 from ragrecall._metrics.estimate import estimate_cost
 from ragrecall._results_file import Record, read_records
+from ragrecall._summary import RunSummary
 from ragrecall.cli import main
+from ragrecall.cli._eval import parse_column_map
 
 KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
 

@@ -11,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from ragrecall import ClaimVerdict, RecallResult, Sample
-from ragrecall._compare import (
-    bootstrap_ci,
-    compare_records,
-    ranks,
-    sign_flip_test,
-    wilcoxon_signed_rank,
-)
+from ragrecall._compare import compare_records
 from ragrecall._results_file import Record, ResultsFile
 from ragrecall.cli import main
+from ragrecall.stats import bootstrap_ci, ranks, sign_flip_test, wilcoxon_signed_rank
 
 
 def brute_force_wilcoxon_p(diffs: list[float]) -> float:

@@ -29,17 +29,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._cli_summary import RunSummary
-from ._data import iter_rows, iter_samples
-from ._errors import SampleError
-from ._evaluate import astream
-from ._judge.drive import Policy
-from ._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
-from ._metrics.base import Metric
-from ._metrics.estimate import Estimate, estimate_cost, known_price
-from ._progress import progress
-from ._results_file import Record, ResultsFile, read_records
-from ._schemas import RecallResult, Sample, Usage
+from .._data import iter_rows, iter_samples
+from .._errors import SampleError
+from .._evaluate import astream
+from .._judge.drive import Policy
+from .._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
+from .._metrics.base import Metric
+from .._metrics.estimate import Estimate, estimate_cost, known_price
+from .._progress import progress
+from .._results_file import Record, ResultsFile, read_records
+from .._schemas import RecallResult, Sample, Usage
+from .._summary import RunSummary
 
 __all__ = [
     "METRICS",
@@ -273,12 +273,12 @@ def build_metrics(
     timeout: float | None = None,
 ) -> list[Metric]:
     """Metric objects by name, sharing one judge (resolved once)."""
-    from ._metrics.chunk_recall import ChunkRecall
-    from ._metrics.context_recall import ContextRecall
-    from ._metrics.precision import ContextPrecision, RecallPrecision
-    from ._metrics.question_recall import QuestionRecall
-    from ._metrics.response_recall import ResponseRecall
-    from ._metrics.retrieval_recall import RetrievalRecall
+    from .._metrics.chunk_recall import ChunkRecall
+    from .._metrics.context_recall import ContextRecall
+    from .._metrics.precision import ContextPrecision, RecallPrecision
+    from .._metrics.question_recall import QuestionRecall
+    from .._metrics.response_recall import ResponseRecall
+    from .._metrics.retrieval_recall import RetrievalRecall
 
     extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     shared: JudgeLike = judge
@@ -608,7 +608,7 @@ def _finish(
     if args.out:
         console.print(f"results: {args.out}")
     if args.report:
-        from ._html import eval_report
+        from .._html import eval_report
 
         records = kept if kept is not None else read_records(args.out)
         args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")

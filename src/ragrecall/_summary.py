@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._compare import bootstrap_ci
 from ._results_file import Record
+from .stats import bootstrap_ci
 
 __all__ = ["MetricSummary", "RunSummary", "summarize"]
 

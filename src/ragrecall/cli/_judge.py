@@ -14,9 +14,9 @@ import threading
 from typing import Any
 
 from .._errors import JudgeModelError
-from ._child import start_llama
-from ._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
-from ._server import START_TIMEOUT, default_threads, wait_healthy
+from .._local._child import start_llama
+from .._local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
+from .._local._server import START_TIMEOUT, default_threads, wait_healthy
 
 __all__ = ["add_judge_commands"]
 

@@ -11,11 +11,11 @@ from importlib import resources
 from rich.console import Console
 from rich.table import Table
 
-from ._cli_eval import add_eval_command
+from .._evaluate import EvaluationReport, evaluate
+from .._metrics.context_recall import ContextRecall
 from ._compare import add_compare_command
-from ._evaluate import EvaluationReport, evaluate
-from ._local._cli import add_judge_commands
-from ._metrics.context_recall import ContextRecall
+from ._eval import add_eval_command
+from ._judge import add_judge_commands
 
 __all__ = ["main", "print_report"]
 

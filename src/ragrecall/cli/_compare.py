@@ -1,0 +1,108 @@
+"""``ragrecall compare A.jsonl B.jsonl``: is B's recall really different from A's?"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .._compare import Comparison, compare_records
+from .._errors import SampleError
+from .._results_file import read_records
+
+__all__ = ["add_compare_command", "print_comparison", "run_compare"]
+
+def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "compare",
+        help="compare two results files (A = baseline, B = candidate) sample by sample",
+        description="Paired comparison of two `ragrecall eval --out` files on their shared "
+        "samples: mean difference B - A with a bootstrap confidence interval, a paired "
+        "permutation test, and the claims B recovers and loses. Exit 1 with --fail-if-worse "
+        "when B is significantly worse; 2 on bad input.",
+    )
+    parser.add_argument("a", type=Path, help="baseline results (.jsonl from eval --out)")
+    parser.add_argument("b", type=Path, help="candidate results")
+    parser.add_argument("--metric", help="metric to compare (default: the first they share)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    parser.add_argument(
+        "--fail-if-worse",
+        action="store_true",
+        help="exit 1 when B is significantly worse than A (a regression gate)",
+    )
+    parser.add_argument("--report", type=Path, help="write an HTML comparison report here")
+    parser.add_argument(
+        "--show-claims",
+        type=int,
+        default=10,
+        metavar="N",
+        help="samples whose claims changed to print (10)",
+    )
+    parser.set_defaults(func=run_compare)
+
+
+def run_compare(args: argparse.Namespace, console: Console | None = None) -> int:
+    console = console or Console()
+    try:
+        if not 0 < args.alpha < 1:
+            raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
+        comparison = compare_records(
+            read_records(args.a),
+            read_records(args.b),
+            metric=args.metric,
+            alpha=args.alpha,
+            resamples=args.resamples,
+            seed=args.seed,
+        )
+    except (OSError, SampleError) as err:
+        console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
+        return 2
+    print_comparison(comparison, console, show_claims=args.show_claims)
+    if args.report:
+        from .._html import compare_report
+
+        args.report.write_text(compare_report(comparison, str(args.a), str(args.b)), "utf-8")
+        console.print(f"report: {args.report}")
+    return 1 if args.fail_if_worse and comparison.verdict == "worse" else 0
+
+
+def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> None:
+    table = Table(title=f"{c.metric}: B vs A", title_justify="left")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    table.add_row("samples A / B / shared", f"{c.n_a} / {c.n_b} / {c.n_shared}")
+    table.add_row("paired (both scored)", str(len(c.pairs)))
+    if c.unscorable_a or c.unscorable_b:
+        table.add_row("unscorable A / B", f"{c.unscorable_a} / {c.unscorable_b}")
+    if c.mean_diff is not None and c.ci is not None and c.wilcoxon is not None:
+        table.add_row("mean A / B", f"{c.mean_a:.3f} / {c.mean_b:.3f}")
+        table.add_row(
+            "mean difference B - A",
+            f"{c.mean_diff:+.3f}  [{c.ci[0]:+.3f}, {c.ci[1]:+.3f}] {c.confidence:.0%} CI",
+        )
+        table.add_row(
+            "improved / worse / same", "{} / {} / {}".format(*_counts([p.diff for p in c.pairs]))
+        )
+        table.add_row("permutation test p", f"{c.p_value:.4g}")
+        table.add_row(f"Wilcoxon signed-rank p ({c.wilcoxon.method})", f"{c.wilcoxon.p_value:.4g}")
+    console.print(table)
+    colour = {"better": "green", "worse": "red"}.get(c.verdict, "yellow")
+    console.print(f"verdict: [bold {colour}]{c.verdict}[/] (alpha {c.alpha})")
+    for change in c.changes[:show_claims]:
+        console.print(f"[bold]{escape(change.question or change.key)}[/]")
+        for claim in change.recovered:
+            console.print(f"  [green]+ recovered[/] {escape(claim)}", highlight=False)
+        for claim in change.lost:
+            console.print(f"  [red]- lost[/] {escape(claim)}", highlight=False)
+    if len(c.changes) > show_claims:
+        console.print(f"... and {len(c.changes) - show_claims} more samples with changed claims")
+
+
+def _counts(diffs: Sequence[float]) -> tuple[int, int, int]:
+    return (sum(d > 0 for d in diffs), sum(d < 0 for d in diffs), sum(d == 0 for d in diffs))
