@@ -8,11 +8,71 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import AliasChoices, ValidationError
+
 from ._errors import SampleError
-from ._metrics.base import to_sample
 from ._schemas import Sample
 
-__all__ = ["iter_rows", "iter_samples", "load_samples"]
+__all__ = ["SUFFIXES", "DataRows", "iter_rows", "iter_samples", "load_samples", "to_sample"]
+
+SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+
+# Every column name a Sample reads: field names and their aliases.
+_COLUMNS = frozenset(Sample.model_fields) | {
+    str(alias)
+    for field in Sample.model_fields.values()
+    if isinstance(field.validation_alias, AliasChoices)
+    for alias in field.validation_alias.choices
+}
+
+
+# Columns that hold lists; in CSV files they are JSON-encoded.
+_LIST_COLUMNS = {
+    "retrieved_contexts",
+    "contexts",
+    "retrieved_ids",
+    "reference_ids",
+    "reference_claims",
+}
+
+
+def _clean(row: Mapping[str, Any], index: int | str | None) -> dict[str, Any]:
+    """NaN (pandas' empty cell) to None; JSON-encoded lists (CSV cells) to lists."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, float) and value != value:
+            value = None
+        elif key in _LIST_COLUMNS and isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as err:
+                raise SampleError(f"not a JSON list: {err}", row=index, field=key) from err
+        elif hasattr(value, "tolist"):  # numpy arrays from Parquet or pandas
+            value = value.tolist()
+        out[key] = value
+    return out
+
+
+def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -> Sample:
+    """A Sample from a Sample or a mapping (NaN cells read as empty, JSON-list cells as
+    lists); SampleError names the row and field."""
+    if isinstance(value, Sample):
+        return value
+    if not isinstance(value, Mapping):
+        raise SampleError(f"expected a mapping or Sample, got {type(value).__name__}", row=row)
+    if not _COLUMNS.intersection(value):
+        raise SampleError(
+            f"no sample field among its columns {sorted(map(str, value))}; expected "
+            "user_input, reference, retrieved_contexts (or question, ground_truth, contexts); "
+            "rename yours with column_map",
+            row=row,
+        )
+    try:
+        return Sample.model_validate(_clean(value, row))
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        raise SampleError(first["msg"], row=row, field=field) from err
 
 
 def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list[Sample]:
@@ -82,3 +142,41 @@ def _read_path(path: Path) -> Iterator[Any]:
         yield from pd.read_parquet(path).to_dict(orient="records")
     else:
         raise ValueError(f"{path}: expected .jsonl, .json, .csv or .parquet")
+
+
+class DataRows:
+    """The rows of one file or of every supported file in a directory (sorted by name), up
+    to ``limit``; re-iterable. ``locate`` names the file and row of a global row index."""
+
+    def __init__(self, path: Path, limit: int | None = None):
+        if path.is_dir():
+            self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES)
+            if not self.files:
+                raise SampleError(f"{path}: no {', '.join(SUFFIXES)} files in this directory")
+        elif path.exists():
+            self.files = [path]
+        else:
+            raise SampleError(f"{path}: no such file or directory")
+        self.limit = limit
+        self.sizes: list[int] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        count = 0
+        sizes: list[int] = []
+        self.sizes = sizes
+        for file in self.files:
+            sizes.append(0)
+            for row in iter_rows(file):
+                if self.limit is not None and count >= self.limit:
+                    return
+                sizes[-1] += 1
+                count += 1
+                yield row
+
+    def locate(self, index: int) -> str:
+        """``file, row n`` for a global row index (after one full pass)."""
+        for file, size in zip(self.files, self.sizes, strict=False):
+            if index < size:
+                return f"{file.name}, row {index}"
+            index -= size
+        return f"row {index}"

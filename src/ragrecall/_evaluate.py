@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from ._data import iter_samples, load_samples
-from ._judge.drive import DEFAULT_TIMEOUT
 from ._metrics.base import Metric
 from ._metrics.context_recall import ContextRecall
+from ._metrics.repeats import combine_runs
 from ._progress import progress
 from ._schemas import RecallResult, Sample, Usage
 
@@ -69,12 +69,13 @@ class EvaluationReport(BaseModel):
 
 def evaluate(
     dataset: Any,
-    metrics: Sequence[Metric] | None = None,
+    metrics: Sequence[Metric[RecallResult]] | None = None,
     *,
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
-    max_retries: int = 3,
-    timeout: float | None = DEFAULT_TIMEOUT,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
     show_progress: bool | None = None,
 ) -> EvaluationReport:
     """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
@@ -82,6 +83,8 @@ def evaluate(
     ``dataset``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face Dataset, or a
     path to a .jsonl/.json/.csv/.parquet file. Judge failures make a sample unscorable; they
     never stop the batch. ``concurrency`` defaults to the judge's slots (local) or 8.
+    ``max_retries`` and ``timeout`` override every metric's own when given. ``repeats``
+    judges each sample that many times: ``score`` is the mean, ``runs`` each run's score.
     """
     return _run_blocking(
         aevaluate(
@@ -91,6 +94,7 @@ def evaluate(
             concurrency=concurrency,
             max_retries=max_retries,
             timeout=timeout,
+            repeats=repeats,
             show_progress=show_progress,
         )
     )
@@ -98,12 +102,13 @@ def evaluate(
 
 async def aevaluate(
     dataset: Any,
-    metrics: Sequence[Metric] | None = None,
+    metrics: Sequence[Metric[RecallResult]] | None = None,
     *,
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
-    max_retries: int = 3,
-    timeout: float | None = DEFAULT_TIMEOUT,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
     show_progress: bool | None = None,
 ) -> EvaluationReport:
     """Async ``evaluate``."""
@@ -112,7 +117,12 @@ async def aevaluate(
     metrics = list(metrics) if metrics else [ContextRecall()]
     results: dict[str, list[RecallResult | None]] = {m.name: [None] * len(samples) for m in metrics}
     stream = astream(
-        samples, metrics, concurrency=concurrency, max_retries=max_retries, timeout=timeout
+        samples,
+        metrics,
+        concurrency=concurrency,
+        max_retries=max_retries,
+        timeout=timeout,
+        repeats=repeats,
     )
     with progress(len(samples), show_progress) as advance:
         async for scored in stream:
@@ -137,19 +147,21 @@ class ScoredSample:
 
 async def astream(
     dataset: Any,
-    metrics: Sequence[Metric],
+    metrics: Sequence[Metric[RecallResult]],
     *,
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
-    max_retries: int = 3,
-    timeout: float | None = DEFAULT_TIMEOUT,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
     skip: Callable[[Sample], bool] | None = None,
 ) -> AsyncIterator[ScoredSample]:
     """Score samples and yield each as soon as all its metrics finish (completion order).
 
     Every row is validated before the first judge call (a bad row raises SampleError naming
     it); then rows are read again lazily, so memory stays bounded by ``concurrency``. ``skip``
-    leaves out samples already done (for resuming).
+    leaves out samples already done (for resuming). ``max_retries`` and ``timeout`` override
+    the metrics' own when given; ``repeats`` as in ``evaluate``.
     """
     names = [m.name for m in metrics]
     if not metrics or len(set(names)) != len(names):
@@ -161,13 +173,17 @@ async def astream(
         concurrency = (getattr(judged[0].judge, "slots", None) if judged else None) or 8
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    # The run's retries and deadline; the rest of each metric's policy (backoff) is its own.
-    policies = {
-        m.name: replace(m.policy, max_retries=max_retries, timeout=timeout) for m in metrics
-    }
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    overrides: dict[str, Any] = {"max_retries": max_retries, "timeout": timeout}
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    policies = {m.name: replace(m.policy, **overrides) for m in metrics}
 
     async def score(index: int, sample: Sample) -> ScoredSample:
-        results = {m.name: await m.ascore(sample, policies[m.name]) for m in metrics}
+        results = {
+            m.name: combine_runs([await m.ascore(sample, policies[m.name]) for _ in range(repeats)])
+            for m in metrics
+        }
         return ScoredSample(index, sample, results)
 
     rows = enumerate(iter_samples(dataset, column_map))

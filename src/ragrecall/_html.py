@@ -244,7 +244,7 @@ def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str
     for r in ordered:
         labels = ", ".join(f"{n} {_fmt(r.score(n), 2)}" for n in metrics)
         parts = [
-            _result_html(r.sample, n, r.results[n], r.runs.get(n, []))
+            _result_html(r.sample, n, r.results[n], r.results[n].runs)
             for n in metrics
             if n in r.results
         ]

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._metrics.base import Metric, to_sample
+from ._data import to_sample
+from ._metrics.base import Metric
 from ._schemas import RecallResult, Sample
 from ._sinks import RecallRecord, Sink
 
@@ -54,7 +55,7 @@ class RecallLogger:
 
     def __init__(
         self,
-        metrics: Sequence[Metric],
+        metrics: Sequence[Metric[RecallResult]],
         sinks: Sequence[Sink],
         *,
         max_queue: int = 1000,

@@ -43,9 +43,10 @@ class Support(BaseModel):
 
 
 class TokenSupport(BaseModel):
-    """Verdict on one claim read from the judge's first token after ``VERDICT_PREFIX``."""
+    """Verdict on one claim read from the log-probabilities of the judge's first token after
+    ``VERDICT_PREFIX``; the metric's decision turns it into supported or not."""
 
-    supported: bool
+    p_supported: float = Field(ge=0.0, le=1.0)
 
 
 class QuotedSupport(BaseModel):

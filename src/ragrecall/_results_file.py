@@ -3,8 +3,10 @@
 One line per sample, written as soon as the sample finishes (write, flush, fsync)::
 
     {"key": "<Sample.key()>", "index": 3, "sample": {...},
-     "results": {"context_recall": {...RecallResult...}},
-     "runs": {"context_recall": [1.0, 0.5, 1.0]}}      # only with --repeats N > 1
+     "results": {"context_recall": {...the metric's result, with "runs" under --repeats...}}}
+
+Each result is read back as its metric's own result type (the metric registry), so a record
+read from the file equals the one written, field for field.
 
 A kill can only tear the last line; ``ResultsFile.open`` cuts a torn last line away before
 appending, so the file never holds a half-written line, and the keys already present are
@@ -15,27 +17,26 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from ._errors import SampleError
+from ._metrics.registry import result_type
 from ._schemas import RecallResult, Sample
 
-__all__ = ["Record", "ResultsFile", "read_records", "sample_score"]
+__all__ = ["Record", "ResultsFile", "read_records"]
 
 
 @dataclass
 class Record:
-    """One finished sample: its key and input row index, the sample, results per metric and,
-    with repeats, each run's score per metric (None for an unscorable run)."""
+    """One finished sample: its key and input row index, the sample, and results per metric."""
 
     key: str
     index: int
     sample: Sample
     results: dict[str, RecallResult]
-    runs: dict[str, list[float | None]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         results = {name: r.model_dump(mode="json") for name, r in self.results.items()}
@@ -45,31 +46,27 @@ class Record:
             "sample": self.sample.model_dump(mode="json", exclude_none=True),
             "results": results,
         }
-        if self.runs:
-            value["runs"] = self.runs
         return json.dumps(value, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> Record:
+        legacy_runs = value.get("runs") or {}  # files written before runs moved into results
+        results = {}
+        for name, raw in value["results"].items():
+            if name in legacy_runs and not raw.get("runs"):
+                raw = {**raw, "runs": legacy_runs[name]}
+            results[name] = result_type(name).model_validate(raw)
         return cls(
             key=str(value["key"]),
             index=int(value["index"]),
             sample=Sample.model_validate(value["sample"]),
-            results={name: RecallResult.model_validate(r) for name, r in value["results"].items()},
-            runs={name: list(runs) for name, runs in (value.get("runs") or {}).items()},
+            results=results,
         )
 
     def score(self, metric: str) -> float | None:
         """The sample's score for ``metric`` (the mean over its scored runs, with repeats)."""
-        return sample_score(self, metric)
-
-
-def sample_score(record: Record, metric: str) -> float | None:
-    runs = [s for s in record.runs.get(metric, []) if s is not None]
-    if runs:
-        return sum(runs) / len(runs)
-    result = record.results.get(metric)
-    return None if result is None else result.score
+        result = self.results.get(metric)
+        return None if result is None else result.score
 
 
 def read_records(path: str | Path) -> list[Record]:
@@ -159,10 +156,6 @@ class ResultsFile:
         os.fsync(self._handle.fileno())
         self.done.add(record.key)
 
-    def extend(self, records: Iterable[Record]) -> None:
-        for record in records:
-            self.append(record)
-
     def close(self) -> None:
         self._handle.close()
 
@@ -181,7 +174,7 @@ def _check_compatible(
             f"{path} holds results for {sorted(first.results)}, not {sorted(metrics)}; "
             "resume with the same --metric options or write to another --out file"
         )
-    had = max((len(runs) for runs in first.runs.values()), default=1)
+    had = max((len(r.runs) for r in first.results.values()), default=1) or 1
     if had != repeats:
         raise SampleError(
             f"{path} was written with --repeats {had}, not {repeats}; resume with the same "

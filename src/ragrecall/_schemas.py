@@ -189,6 +189,11 @@ class RecallResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     judge: JudgeInfo | None = None
     elapsed_s: float = 0.0
+    runs: list[float | None] = Field(
+        default_factory=list,
+        description="With repeats: each run's score (None where unscorable); ``score`` is their "
+        "mean over the scored runs.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> RecallResult:

@@ -62,7 +62,8 @@ class MetricSummary:
         score = record.score(self.name)
         if score is not None:
             self.scores.append(score)
-        runs = record.runs.get(self.name, [])
+        result = record.results.get(self.name)
+        runs = result.runs if result is not None else []
         self.runs = max(self.runs, len(runs))
         scored = [s for s in runs if s is not None]
         if len(scored) > 1:
@@ -101,7 +102,8 @@ class RunSummary:
                 heapq.heappush(self._worst, item)
             elif item > self._worst[0]:
                 heapq.heapreplace(self._worst, item)
-        runs = [s for s in record.runs.get(name, []) if s is not None]
+        result = record.results.get(name)
+        runs = [s for s in (result.runs if result is not None else []) if s is not None]
         if len(runs) > 1:
             label = record.sample.user_input or record.key
             noisy = (statistics.stdev(runs), -order, min(runs), max(runs), label)

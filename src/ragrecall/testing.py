@@ -20,6 +20,7 @@ from typing import Any
 
 from ._judge.resolve import JudgeLike
 from ._metrics.base import Metric
+from ._metrics.registry import build_metrics
 from ._schemas import RecallResult, Sample
 
 __all__ = ["RecallAssertionError", "aassert_recall", "assert_recall", "recall_metric"]
@@ -33,14 +34,14 @@ class RecallAssertionError(AssertionError):
         self.result = result
 
 
-def recall_metric(metric: Metric | str | None = None, judge: JudgeLike = None) -> Metric:
+def recall_metric(
+    metric: Metric[RecallResult] | str | None = None, judge: JudgeLike = None
+) -> Metric[RecallResult]:
     """A metric object: ``metric`` itself, or built by name (default ``context_recall``)."""
     if isinstance(metric, Metric):
         if judge is not None:
             raise ValueError("pass either a metric object or a judge, not both")
         return metric
-    from .cli._eval import build_metrics
-
     return build_metrics([metric or "context_recall"], judge)[0]
 
 
@@ -49,7 +50,7 @@ def assert_recall(
     min_score: float = 1.0,
     *,
     judge: JudgeLike = None,
-    metric: Metric | str | None = None,
+    metric: Metric[RecallResult] | str | None = None,
 ) -> RecallResult:
     """Score ``sample`` and raise RecallAssertionError when the score is below ``min_score``
     (default 1.0: every claim supported) or the sample is unscorable; return the result.
@@ -68,7 +69,7 @@ async def aassert_recall(
     min_score: float = 1.0,
     *,
     judge: JudgeLike = None,
-    metric: Metric | str | None = None,
+    metric: Metric[RecallResult] | str | None = None,
 ) -> RecallResult:
     """Async ``assert_recall``."""
     m = recall_metric(metric, judge)

@@ -99,7 +99,7 @@ def test_passes_saves_every_sample_and_resumes_without_judging_again(
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(6))
     out = tmp_path / "r.jsonl"
-    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out, "--threshold", "0.5") == 0
+    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out, "--fail-under", "0.5") == 0
     records = read_records(out)
     assert sorted(r.index for r in records) == list(range(6))
     assert [r.score("context_recall") for r in sorted(records, key=lambda r: r.index)] == [
@@ -134,14 +134,24 @@ def test_the_summary_keeps_only_the_lowest_records_unscorable_first() -> None:
     assert metric.mean == pytest.approx(sum(s for s in scores if s is not None) / 6)
 
 
-def test_exit_1_below_threshold_prints_the_lowest_samples_with_missing_claims(
+def test_exit_1_below_fail_under_prints_the_lowest_samples_with_missing_claims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
+    assert run(data, *KEYWORD, "--claims", "sentences", "--fail-under", "0.9") == 1
+    out = capsys.readouterr().out
+    assert "FAIL context_recall mean 0.556 is below --fail-under 0.9" in out
+    assert "missing Birds sing t1 0." in out and "the judge found no support" in out
+
+
+def test_threshold_is_a_deprecated_alias_of_fail_under(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
     assert run(data, *KEYWORD, "--claims", "sentences", "--threshold", "0.9") == 1
-    out = capsys.readouterr().out
-    assert "FAIL context_recall mean 0.556 is below the threshold 0.9" in out
-    assert "missing Birds sing t1 0." in out and "the judge found no support" in out
+    captured = capsys.readouterr()
+    assert "--threshold is deprecated; use --fail-under" in captured.err
+    assert "is below --fail-under 0.9" in captured.out
 
 
 def test_exit_1_when_too_many_samples_are_unscorable(
@@ -351,10 +361,10 @@ def test_repeats_record_every_run_and_report_the_spread(
     text = capsys.readouterr().out
     assert "noisiest samples across repeats" in text and "judge noise" in text
     records = read_records(out)
-    assert all(len(r.runs["context_recall"]) == 4 for r in records)
-    assert any(len(set(r.runs["context_recall"])) > 1 for r in records)
+    assert all(len(r.results["context_recall"].runs) == 4 for r in records)
+    assert any(len(set(r.results["context_recall"].runs)) > 1 for r in records)
     for r in records:
-        runs = r.runs["context_recall"]
+        runs = r.results["context_recall"].runs
         assert r.score("context_recall") == pytest.approx(sum(runs) / 4)  # type: ignore[arg-type]
         assert r.results["context_recall"].usage.calls == 4
     assert run(*args) == 2  # resuming with other repeats is refused

@@ -131,7 +131,8 @@ def runs(tmp_path: Path, worse: bool) -> tuple[Path, Path]:
     for name, records in (("a", a), ("b", b)):
         path = tmp_path / ("worse" if worse else "better") / f"{name}.jsonl"
         with ResultsFile.open(path) as out:
-            out.extend(records)
+            for record in records:
+                out.append(record)
         paths.append(path)
     return paths[0], paths[1]
 

@@ -249,12 +249,12 @@ def _with_logprobs(p_true: float) -> Any:
     return reply
 
 
-def test_logprobs_give_confidence_and_threshold_decides() -> None:
+def test_logprobs_give_confidence_and_support_threshold_decides() -> None:
     sample = {"reference": "Bananas are yellow.", "retrieved_contexts": ["Bananas are yellow."]}
     low = metric(
         TextOnlyJudge(reply=_with_logprobs(0.6)),
         claims="sentences",
-        threshold=0.7,
+        support_threshold=0.7,
         lexical_weight=0.0,
     )
     result = low.score(sample)
@@ -283,7 +283,7 @@ def test_word_check_overturns_unsure_verdicts_both_ways() -> None:
     )
     assert mars.confidence == pytest.approx(0.4)
     lenient = metric(
-        TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences", threshold=0.5
+        TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences", support_threshold=0.5
     ).score(sample)
     assert [v.attributed for v in lenient.verdicts] == [True, True]
     # An unsure "no" (P 0.4) on a claim stated word for word is counted, and says why.
@@ -296,6 +296,14 @@ def test_word_check_overturns_unsure_verdicts_both_ways() -> None:
     assert unsure.verdicts[0].evidence == "Bananas are yellow."
     with pytest.raises(ValueError, match="lexical_weight"):
         metric(None, lexical_weight=1.5)
+
+
+def test_threshold_is_a_deprecated_alias_of_support_threshold() -> None:
+    with pytest.warns(DeprecationWarning, match="support_threshold="):
+        old = metric(None, threshold=0.7)
+    assert (old.support_threshold, old.lexical_weight) == (0.7, 0.3)
+    with pytest.warns(DeprecationWarning, match="support_threshold"):
+        assert old.threshold == 0.7
 
 
 def test_injected_delimiters_are_defused_and_the_chunk_withheld() -> None:

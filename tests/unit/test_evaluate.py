@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -94,3 +95,26 @@ def test_bad_rows_name_row_and_field() -> None:
 def test_metric_names_must_be_unique() -> None:
     with pytest.raises(ValueError, match="unique"):
         evaluate(ROWS, [recall(), recall()])
+
+
+def test_evaluate_keeps_each_metrics_own_retries_and_deadline_unless_told() -> None:
+    failures = iter(range(4))
+
+    def flaky(messages: Any) -> Any:
+        if next(failures, None) is not None:  # four transient failures, then answers
+            return TimeoutError("slow judge")
+        return keyword_reply(messages)
+
+    def patient() -> ContextRecall:
+        metric = ContextRecall(
+            ScriptedJudge(reply=flaky), claims="sentences", max_retries=5, timeout=60
+        )
+        metric.policy = replace(metric.policy, backoff=0.001)
+        return metric
+
+    row = {"question": "q", "ground_truth": "Snow is cold.", "contexts": ["Snow is cold."]}
+    assert patient().policy.timeout == 60
+    assert evaluate([row], [patient()]).results["context_recall"][0].score == 1.0
+    failures = iter(range(4))
+    told = evaluate([row], [patient()], max_retries=2).results["context_recall"][0]
+    assert told.status == "unscorable" and "TimeoutError" in told.reason

@@ -24,7 +24,7 @@ from langchain_openai import ChatOpenAI
 
 from ragrecall import Chunk, ClaimCache, ContextRecall, Policy, RecallResult, Usage, evaluate
 from ragrecall._judge.drive import run_sync
-from ragrecall._metrics.attribution import attribute, attribution_chain, pack
+from ragrecall._metrics.attribution import Decision, attribute, attribution_chain, pack
 from ragrecall._metrics.evidence import instructs_judge
 
 N = 200
@@ -319,8 +319,7 @@ def test_quote_verification_rejects_planted_quotes(text: str, quote: str, why: s
         evidence="quote",
         chain=attribution_chain(obeying(quote), "per_claim", "quote"),
         fallback_chain=None,
-        threshold=0.5,
-        lexical_weight=0.3,
+        decision=Decision(support_threshold=0.5, lexical_weight=0.3),
         usage=Usage(),
     )
     (verdict,) = run_sync(steps, Policy())

@@ -14,17 +14,11 @@ from ragrecall._results_file import Record, ResultsFile, read_records
 def record(i: int, score: float | None = 0.5, runs: list[float | None] | None = None) -> Record:
     sample = Sample(user_input=f"q{i}", reference=f"Fact {i}.", retrieved_contexts=[f"c{i}"])
     result = (
-        RecallResult(score=score, status="scored", claims=[f"Fact {i}."])
+        RecallResult(score=score, status="scored", claims=[f"Fact {i}."], runs=runs or [])
         if score is not None
         else RecallResult(score=None, status="unscorable", reason="judge failed")
     )
-    return Record(
-        sample.key(),
-        i,
-        sample,
-        {"context_recall": result},
-        {"context_recall": runs} if runs else {},
-    )
+    return Record(sample.key(), i, sample, {"context_recall": result})
 
 
 def test_records_round_trip_and_keep_runs(tmp_path: Path) -> None:
@@ -46,8 +40,18 @@ def test_with_runs_the_sample_score_is_the_mean_of_the_scored_runs(tmp_path: Pat
     with ResultsFile.open(path, repeats=3) as out:
         out.append(record(0, 1.0, runs=[1.0, 0.5, None]))
     (loaded,) = read_records(path)
-    assert loaded.runs == {"context_recall": [1.0, 0.5, None]}
-    assert loaded.score("context_recall") == 0.75
+    assert loaded.results["context_recall"].runs == [1.0, 0.5, None]
+    assert loaded.score("context_recall") == 1.0
+
+
+def test_files_with_runs_beside_the_results_still_read(tmp_path: Path) -> None:
+    """Files written before runs moved into each result keep their runs."""
+    path = tmp_path / "r.jsonl"
+    line = json.loads(record(0, 0.75).to_json())
+    line["runs"] = {"context_recall": [1.0, 0.5, None]}
+    path.write_text(json.dumps(line) + "\n")
+    (loaded,) = read_records(path)
+    assert loaded.results["context_recall"].runs == [1.0, 0.5, None]
 
 
 def test_every_torn_tail_is_cut_back_to_the_last_complete_line(tmp_path: Path) -> None:
@@ -90,5 +94,6 @@ def test_each_line_is_one_json_object_with_the_documented_fields(tmp_path: Path)
     with ResultsFile.open(path) as out:
         out.append(record(4, runs=[0.5, 0.5]))
     value = json.loads(path.read_text())
-    assert set(value) == {"key", "index", "sample", "results", "runs"}
+    assert set(value) == {"key", "index", "sample", "results"}
     assert value["results"]["context_recall"]["score"] == 0.5
+    assert value["results"]["context_recall"]["runs"] == [0.5, 0.5]

@@ -119,8 +119,8 @@ TEXT = {
 }
 
 
-def test_text_matching_by_similarity_threshold() -> None:
-    result = measure(TEXT, threshold=0.8)
+def test_text_matching_by_similarity() -> None:
+    result = measure(TEXT, similarity=0.8)
     assert result.match == "text"
     assert [(i.retrieved, i.rank, i.chunk_id) for i in result.items] == [
         (True, 2, "2"),
@@ -133,7 +133,7 @@ def test_text_matching_by_similarity_threshold() -> None:
     assert first.text == "The Eiffel Tower is in Paris." and first.similarity is not None
     assert first.similarity >= 0.8
     assert result.items[2].similarity is not None and result.items[2].similarity < 0.8
-    strict = measure(TEXT, threshold=0.99)
+    strict = measure(TEXT, similarity=0.99)
     assert strict.recall == 0.0
 
 
@@ -144,8 +144,8 @@ def test_partial_ratio_matches_passages_inside_longer_chunks() -> None:
             "Long intro text here. The tower opened in 1889. More text follows."
         ],
     }
-    assert measure(sample, match="text", threshold=0.9).recall == 0.0
-    assert measure(sample, match="text", threshold=0.9, scorer="partial_ratio").recall == 1.0
+    assert measure(sample, match="text", similarity=0.9).recall == 0.0
+    assert measure(sample, match="text", similarity=0.9, scorer="partial_ratio").recall == 1.0
 
 
 def test_retrieval_samples_keep_their_fields_through_evaluate() -> None:
@@ -153,7 +153,7 @@ def test_retrieval_samples_keep_their_fields_through_evaluate() -> None:
         Sample(**IDS, relevance={"d1": 3, "d2": 1, "d5": 2}),
         Sample.model_validate(TEXT),
     ]
-    report = evaluate(samples, [RetrievalRecall(threshold=0.8)])
+    report = evaluate(samples, [RetrievalRecall(similarity=0.8)])
     results = report.results["retrieval_recall"]
     assert [r.status for r in results] == ["scored", "scored"]
     assert isinstance(results[0], RetrievalResult)
@@ -170,7 +170,9 @@ async def test_async_matches_sync() -> None:
 def test_bad_input_and_options_raise() -> None:
     with pytest.raises(SampleError, match="reference_contexts"):
         RetrievalRecall().score({"reference_contexts": "one string"})
-    with pytest.raises(ValueError, match="threshold"):
-        RetrievalRecall(threshold=2)
+    with pytest.raises(ValueError, match="similarity"):
+        RetrievalRecall(similarity=2)
+    with pytest.warns(DeprecationWarning, match="similarity="):
+        assert RetrievalRecall(threshold=0.8).similarity == 0.8
     with pytest.raises(ValueError, match="ks"):
         RetrievalRecall(ks=(0, 1))

@@ -20,7 +20,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 
-from ragrecall import EvaluationReport, Metric, RecallLogger, Sample, evaluate
+from ragrecall import EvaluationReport, Metric, RecallLogger, RecallResult, Sample, evaluate
 
 from ._documents import documents_to_chunks
 from ._references import ReferenceBook, References, as_reference
@@ -138,7 +138,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
     def score_captured(
         self,
         references: References | None = None,
-        metrics: Sequence[Metric] | None = None,
+        metrics: Sequence[Metric[RecallResult]] | None = None,
         *,
         group_by: Literal["retrieval", "trace"] = "retrieval",
         **evaluate_kwargs: Any,

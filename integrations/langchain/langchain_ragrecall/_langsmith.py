@@ -42,7 +42,7 @@ class RecallEvaluator:
 
     def __init__(
         self,
-        metric: Metric | None = None,
+        metric: Metric[RecallResult] | None = None,
         *,
         question_key: str | None = None,
         reference_key: str | None = None,

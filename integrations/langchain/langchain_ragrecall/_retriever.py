@@ -26,7 +26,16 @@ from langchain_core.runnables import Runnable
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, PrivateAttr
 
-from ragrecall import CallableSink, ContextRecall, Metric, RecallLogger, RecallRecord, Sample, Sink
+from ragrecall import (
+    CallableSink,
+    ContextRecall,
+    Metric,
+    RecallLogger,
+    RecallRecord,
+    RecallResult,
+    Sample,
+    Sink,
+)
 
 from ._documents import documents_to_chunks
 from ._references import ReferenceBook, References, as_reference
@@ -84,7 +93,7 @@ class RecallRetriever(BaseRetriever):
         retriever: Runnable[str, list[Document]],
         references: References | None = None,
         *,
-        metrics: Sequence[Metric] | None = None,
+        metrics: Sequence[Metric[RecallResult]] | None = None,
         sinks: Sequence[Sink] = (),
         logger: RecallLogger | None = None,
         inline: bool = False,

@@ -42,7 +42,7 @@ def _with_chunks(value: Sample | Mapping[str, Any]) -> Sample | Mapping[str, Any
     return out
 
 
-def as_runnable(metric: Metric) -> Runnable[Sample | Mapping[str, Any], RecallResult]:
+def as_runnable(metric: Metric[RecallResult]) -> Runnable[Sample | Mapping[str, Any], RecallResult]:
     """A ``RunnableLambda`` named after the metric; ``invoke`` calls ``metric.score`` and
     ``ainvoke`` ``metric.ascore``. Judge failures give an unscorable result, not an error."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 from urllib.parse import urlparse
 
@@ -10,7 +11,15 @@ from langchain_core.language_models import BaseChatModel
 
 from .._schemas import JudgeInfo
 
-__all__ = ["JudgeLike", "context_window", "is_local", "judge_info", "resolve_judge"]
+__all__ = [
+    "JudgeLike",
+    "context_window",
+    "import_judge",
+    "is_embedded",
+    "is_local",
+    "judge_info",
+    "resolve_judge",
+]
 
 JudgeLike = BaseChatModel | str | None
 
@@ -53,12 +62,36 @@ def _from_string(spec: str) -> BaseChatModel:
     return model_obj
 
 
+def import_judge(factory: str) -> BaseChatModel:
+    """The chat model returned by ``factory`` ("module:callable"), imported and called."""
+    module_name, _, attr = factory.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"judge factory: expected MODULE:CALLABLE, got {factory!r}")
+    try:
+        target = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"judge factory {factory!r}: {err}") from err
+    judge = target()
+    if not isinstance(judge, BaseChatModel):
+        raise ValueError(
+            f"judge factory {factory!r} returned {type(judge).__name__}, "
+            "not a LangChain chat model"
+        )
+    return judge
+
+
+def is_embedded(judge: BaseChatModel) -> bool:
+    """The embedded local judge (a LocalJudge; its module is loaded once one exists)."""
+    chat = sys.modules.get("ragrecall._local._chat")
+    return chat is not None and isinstance(judge, chat.LocalJudge)
+
+
 def judge_info(judge: BaseChatModel) -> JudgeInfo:
     """Model id and the parameters that decide its verdicts."""
     model = getattr(judge, "model_name", None) or getattr(judge, "model", None)
     params: dict[str, Any] = {}
     names = ["temperature", "top_p", "seed", "max_tokens"]
-    if not hasattr(judge, "slots"):  # the embedded judge's URL has a per-process port
+    if not is_embedded(judge):  # the embedded judge's URL has a per-process port
         names += ["base_url", "openai_api_base"]
     for name in names:
         value = getattr(judge, name, None)
@@ -71,7 +104,7 @@ def judge_info(judge: BaseChatModel) -> JudgeInfo:
 
 def is_local(judge: BaseChatModel) -> bool:
     """A judge served from this machine (its prompt cache makes per-claim calls cheap)."""
-    if hasattr(judge, "context_window") and hasattr(judge, "slots"):
+    if is_embedded(judge):
         return True
     return _host(judge) in ("127.0.0.1", "localhost", "::1")
 

@@ -42,6 +42,7 @@ from .._schemas import Chunk, ClaimVerdict, Usage
 from .evidence import best_sentence, instructs_judge, quote_in, quote_states, word_overlap
 
 __all__ = [
+    "Decision",
     "Evidence",
     "Strategy",
     "Verdict",
@@ -73,14 +74,14 @@ Window = list[Passage]
 class Decision:
     """How P(supported) and the word check decide a claim (see the module docstring)."""
 
-    threshold: float = 0.5
-    lexical_weight: float = 0.0
+    support_threshold: float
+    lexical_weight: float
 
     def counts(self, p_supported: float, overlap: float) -> bool:
         """``(1 - lexical_weight) * P(supported) + lexical_weight * overlap`` reaches
-        ``threshold``."""
+        ``support_threshold``."""
         w = self.lexical_weight
-        return (1 - w) * p_supported + w * overlap >= self.threshold
+        return (1 - w) * p_supported + w * overlap >= self.support_threshold
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,7 +157,7 @@ def _token_reply(raw: BaseMessage) -> dict[str, Any]:
     if p_true is None:
         error = JudgeError("no true/false log-probability in the judge's verdict token")
         return {"raw": raw, "parsed": None, "parsing_error": error}
-    return {"raw": raw, "parsed": TokenSupport(supported=p_true >= 0.5), "parsing_error": None}
+    return {"raw": raw, "parsed": TokenSupport(p_supported=p_true), "parsing_error": None}
 
 
 def attribute(
@@ -167,15 +168,12 @@ def attribute(
     evidence: Evidence,
     chain: Runnable[Any, Any],
     fallback_chain: Runnable[Any, Any] | None,
-    threshold: float,
-    lexical_weight: float,
+    decision: Decision,
     usage: Usage,
 ) -> Steps[list[ClaimVerdict]]:
     """One verdict per claim, in order. ``fallback_chain`` is the per-claim JSON chain used
     when a batched reply cannot be matched to the claims, or a verdict token cannot be read.
-    Where the judge gives logprobs, a claim counts if ``(1 - lexical_weight) * P(supported) +
-    lexical_weight * word overlap`` reaches ``threshold``."""
-    decision = Decision(threshold, lexical_weight)
+    Where the judge gives logprobs, ``decision`` decides each claim."""
     verdicts: dict[int, ClaimVerdict] = {}
     for window in windows:
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
@@ -185,7 +183,9 @@ def attribute(
         found: dict[int, ClaimVerdict] = {}
         if strategy == "batched":
             try:
-                found = yield from _batched(claims, pending, window, passages, chain, usage)
+                found = yield from _batched(
+                    claims, pending, window, passages, chain, decision, usage
+                )
             except JudgeError:
                 if fallback_chain is None:
                     raise
@@ -218,6 +218,7 @@ def _batched(
     window: Window,
     passages: str,
     chain: Runnable[Any, Any],
+    decision: Decision,
     usage: Usage,
 ) -> Steps[dict[int, ClaimVerdict]]:
     listed = "\n".join(f"{n}. {claims[i]}" for n, i in enumerate(pending, start=1))
@@ -232,7 +233,7 @@ def _batched(
     reply = yield from ask(Call(chain, {"passages": passages, "claims": listed}), usage, check)
     assert isinstance(reply.parsed, BatchVerdicts)
     return {
-        i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, Decision())
+        i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, decision)
         for i, v in zip(pending, reply.parsed.verdicts, strict=True)
     }
 
@@ -241,11 +242,14 @@ def _verdict(
     claim: str, reply: Reply, window: Window, evidence: Evidence, decision: Decision
 ) -> ClaimVerdict:
     parsed = reply.parsed
-    assert isinstance(parsed, (Support, QuotedSupport, TokenSupport))
+    if isinstance(parsed, TokenSupport):  # decided from P(supported) alone
+        return _decide(claim, False, None, None, window, evidence, parsed.p_supported, decision)
+    assert isinstance(parsed, (Support, QuotedSupport))
     quote = parsed.quote if isinstance(parsed, QuotedSupport) else None
-    cited = None if isinstance(parsed, TokenSupport) else parsed.passage
     p_supported = _p_true(reply.raw)
-    return _decide(claim, parsed.supported, cited, quote, window, evidence, p_supported, decision)
+    return _decide(
+        claim, parsed.supported, parsed.passage, quote, window, evidence, p_supported, decision
+    )
 
 
 def _decide(
@@ -263,7 +267,7 @@ def _decide(
     overturned = ""
     if p_supported is not None:
         overlap = max(word_overlap(claim, p.text) for p in window)
-        judge_says = p_supported >= decision.threshold
+        judge_says = p_supported >= decision.support_threshold
         supported = decision.counts(p_supported, overlap)
         confidence = p_supported if supported else 1 - p_supported
         if supported != judge_says:

@@ -15,7 +15,7 @@ also judges relevance (it then calls nearly every chunk reflected).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 
@@ -30,7 +30,7 @@ from .response_recall import ResponseRecall
 __all__ = ["ChunkRecall"]
 
 
-class ChunkRecall(Metric):
+class ChunkRecall(Metric[ChunkRecallResult]):
     """Does the answer reflect every retrieved chunk that is relevant to the question?
 
     Score = relevant chunks reflected in the answer / relevant chunks; 1.0, with the reason,
@@ -49,6 +49,8 @@ class ChunkRecall(Metric):
     """
 
     name = "chunk_recall"
+    result_type = ChunkRecallResult
+    cost_parts = frozenset({"chunks"})
 
     def __init__(
         self,
@@ -143,9 +145,4 @@ class ChunkRecall(Metric):
             reason=note,
             chunks=verdicts,
             missing=[v.missing for v in relevant if v.missing is not None],
-        )
-
-    def unscorable(self, reason: str, **fields: Any) -> ChunkRecallResult:
-        return ChunkRecallResult(
-            metric=self.name, score=None, status="unscorable", reason=reason, **fields
         )

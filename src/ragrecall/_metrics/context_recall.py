@@ -8,14 +8,16 @@ from typing import Any, Literal
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from .._deprecation import renamed
 from .._judge.drive import DEFAULT_TIMEOUT, Steps
-from .._judge.resolve import JudgeLike, context_window, is_local
+from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._prompts import DECOMPOSE_PROMPT
 from .._schemas import ClaimVerdict, RecallResult, Sample, Usage
-from .attribution import Evidence, Strategy, Verdict, attribute, attribution_chain, pack
+from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from .base import Metric
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from .evidence import instructs_judge, split_sentences
+from .registry import MetricOptions
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 
@@ -27,7 +29,7 @@ def default_claim_cache() -> ClaimCache:
     return _SHARED_CACHE
 
 
-class ContextRecall(Metric):
+class ContextRecall(Metric[RecallResult]):
     """Did the retriever bring back everything needed to state the reference answer?
 
     Args:
@@ -46,9 +48,9 @@ class ContextRecall(Metric):
             that continues a final assistant message, such as llama.cpp's), or ``"auto"``
             (token for the embedded judge, JSON otherwise). An unreadable token falls back to
             JSON for that claim.
-        threshold, lexical_weight: where the judge gives logprobs, a claim counts if
+        support_threshold, lexical_weight: where the judge gives logprobs, a claim counts if
             ``(1 - lexical_weight) * P(supported) + lexical_weight * word_overlap`` reaches
-            ``threshold``; ``word_overlap`` is the share of the claim's content words in its
+            ``support_threshold``; ``word_overlap`` is the share of the claim's content words in its
             best-matching context sentence. ``lexical_weight=0`` decides on P(supported)
             alone. The defaults (0.55, 0.3) agreed best with people on held-out samples.
         withhold_injections: chunks that address the judge (orders to ignore the rules, fake
@@ -59,6 +61,8 @@ class ContextRecall(Metric):
     """
 
     name = "context_recall"
+    result_type = RecallResult
+    cost_parts = frozenset({"claims"})
 
     def __init__(
         self,
@@ -68,7 +72,7 @@ class ContextRecall(Metric):
         strategy: Strategy | Literal["auto"] = "auto",
         evidence: Evidence | Literal["auto"] = "auto",
         verdict: Verdict | Literal["auto"] = "auto",
-        threshold: float = 0.55,
+        support_threshold: float = 0.55,
         lexical_weight: float = 0.3,
         withhold_injections: bool = True,
         cache: ClaimCache | None = None,
@@ -77,23 +81,26 @@ class ContextRecall(Metric):
         decompose_prompt: ChatPromptTemplate = DECOMPOSE_PROMPT,
         attribution_prompt: ChatPromptTemplate | None = None,
         max_retries: int = 3,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        threshold: float | None = None,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
+        support_threshold = renamed(
+            "threshold=", "support_threshold=", threshold, support_threshold
+        )
         if claims not in ("atomic", "sentences"):
             raise ValueError(f"claims must be 'atomic' or 'sentences', not {claims!r}")
         if verdict not in ("json", "token", "auto"):
             raise ValueError(f"verdict must be 'json', 'token' or 'auto', not {verdict!r}")
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+        if not 0.0 <= support_threshold <= 1.0:
+            raise ValueError(f"support_threshold must be in [0, 1], not {support_threshold}")
         if not 0.0 <= lexical_weight <= 1.0:
             raise ValueError(f"lexical_weight must be in [0, 1], not {lexical_weight}")
         self.claims = claims
         self._strategy = strategy
         self._evidence = evidence
         self._verdict = verdict
-        self.threshold = threshold
-        self.lexical_weight = lexical_weight
+        self.decision = Decision(support_threshold, lexical_weight)
         self.withhold_injections = withhold_injections
         if cache is None:
             cache = ClaimCache(cache_path) if cache_path else _SHARED_CACHE
@@ -102,6 +109,24 @@ class ContextRecall(Metric):
         self.decompose_prompt = decompose_prompt
         self.attribution_prompt = attribution_prompt
         self._chains: dict[str, Runnable[Any, Any]] = {}
+
+    @classmethod
+    def from_options(cls, judge: JudgeLike, options: MetricOptions) -> ContextRecall:
+        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
+        return cls(judge, options.claims, strategy=options.strategy, **extra)
+
+    @property
+    def support_threshold(self) -> float:
+        return self.decision.support_threshold
+
+    @property
+    def lexical_weight(self) -> float:
+        return self.decision.lexical_weight
+
+    @property
+    def threshold(self) -> float:
+        """Deprecated: ``support_threshold``."""
+        return renamed("threshold", "support_threshold", self.support_threshold, 0.0)
 
     @property
     def strategy(self) -> Strategy:
@@ -121,9 +146,7 @@ class ContextRecall(Metric):
             return "json"
         if self._verdict != "auto":
             return self._verdict
-        from .._local import LocalJudge
-
-        return "token" if isinstance(self.judge, LocalJudge) else "json"
+        return "token" if is_embedded(self.judge) else "json"
 
     def _falls_back(self) -> bool:
         return self.strategy == "batched" or self.verdict == "token"
@@ -188,8 +211,7 @@ class ContextRecall(Metric):
             evidence=self.evidence,
             chain=self._chain("attribute"),
             fallback_chain=self._chain("fallback") if self._falls_back() else None,
-            threshold=self.threshold,
-            lexical_weight=self.lexical_weight,
+            decision=self.decision,
             usage=usage,
         )
         return self._scored(claims, verdicts, note)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._judge.resolve import DEFAULT_CONTEXT_WINDOW
+from .._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window
 from .._prompts import (
     BATCHED_PROMPT,
     DECOMPOSE_PROMPT,
@@ -17,9 +17,11 @@ from .._prompts import (
 from .._schemas import Chunk, Sample
 from .attribution import estimate_tokens, pack, render
 from .claims import clean_claims
+from .context_recall import ContextRecall
 from .evidence import split_sentences
+from .registry import MetricOptions, metric_class
 
-__all__ = ["PRICES", "Estimate", "estimate_cost", "known_price"]
+__all__ = ["PRICES", "Estimate", "RecallPlan", "estimate_cost", "known_price", "recall_plan"]
 
 # USD per million tokens (input, output), list prices as of mid-2025; override with
 # --price-in / --price-out. Matched by the longest prefix of the model name.
@@ -84,11 +86,12 @@ def estimate_cost(
     decomposed: set[tuple[str, str]] = set()
     for sample in samples:
         for name in metrics:
-            if name in ("context_recall", "response_recall", "recall_precision"):
+            parts = metric_class(name).cost_parts
+            if parts & {"claims", "response_claims"}:
                 _estimate_recall(
                     est,
                     sample,
-                    name,
+                    "response_claims" in parts,
                     claims,
                     strategy,
                     evidence,
@@ -97,7 +100,7 @@ def estimate_cost(
                     decomposed,
                     repeats,
                 )
-            if name in ("context_precision", "recall_precision", "chunk_recall"):
+            if "chunks" in parts:
                 chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
                 windows = len(pack(chunks, window_tokens)) if chunks else 0
                 calls = len(chunks) if strategy == "per_claim" else windows
@@ -108,7 +111,7 @@ def estimate_cost(
                 est.completion_tokens += 30 * len(chunks) * repeats
                 est.exact = False
                 est.notes.add(f"{name}: estimated from the number of chunks")
-            if name == "question_recall":
+            if "sub_questions" in parts:
                 chunks_text = sum(estimate_tokens(c.text) for c in sample.retrieved_contexts)
                 subs = max(1, (sample.user_input or "").count(" and ") + 1)
                 est.calls += (1 + subs) * repeats
@@ -122,7 +125,7 @@ def estimate_cost(
 def _estimate_recall(
     est: Estimate,
     sample: Sample,
-    name: str,
+    against_response: bool,
     claims_mode: str,
     strategy: str,
     evidence: str,
@@ -132,7 +135,7 @@ def _estimate_recall(
     repeats: int,
 ) -> None:
     chunks: list[Chunk]
-    if name == "response_recall":
+    if against_response:
         response = (sample.response or "").strip()
         if not response:
             return  # unscorable before any call
@@ -190,3 +193,27 @@ def known_price(judge: str | None) -> tuple[float, float] | None:
     model = judge.partition(":")[2]
     matches = [name for name in PRICES if model.startswith(name)]
     return PRICES[max(matches, key=len)] if matches else None
+
+
+@dataclass(frozen=True)
+class RecallPlan:
+    """How context recall calls a judge: what the dry run estimates for."""
+
+    strategy: str
+    evidence: str
+    verdict: str
+    window_tokens: int
+
+
+def recall_plan(judge: JudgeLike, options: MetricOptions) -> RecallPlan:
+    """Context recall's plan for ``judge``. A judge that cannot be built here (an API model
+    without its key, say) is taken to be a remote API."""
+    try:
+        recall = ContextRecall.from_options(judge, options)
+        return RecallPlan(
+            recall.strategy, recall.evidence, recall.verdict, context_window(recall.judge)
+        )
+    except Exception:
+        strategy = options.strategy if options.strategy != "auto" else "batched"
+        evidence = "align" if strategy == "per_claim" else "quote"
+        return RecallPlan(strategy, evidence, "json", DEFAULT_CONTEXT_WINDOW)

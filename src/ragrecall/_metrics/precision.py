@@ -36,9 +36,10 @@ from .._schemas import (
     Usage,
 )
 from .attribution import Strategy, Window, estimate_tokens, pack, render
-from .base import Metric
+from .base import Metric, R
 from .claims import ClaimCache, ClaimMode
 from .context_recall import ContextRecall
+from .registry import MetricOptions
 
 __all__ = [
     "PRECISION_BATCHED_PROMPT",
@@ -126,7 +127,7 @@ PRECISION_BATCHED_PROMPT = ChatPromptTemplate.from_messages(
 _NOT_GIVEN = "(not given)"
 
 
-class ChunkJudgedMetric(Metric):
+class ChunkJudgedMetric(Metric[R]):
     """A metric that asks the judge one typed question about each retrieved chunk.
 
     Subclasses set the four class attributes and call ``_judge_chunks``; prompts given to the
@@ -214,7 +215,7 @@ class ChunkJudgedMetric(Metric):
         return list(parsed.verdicts)
 
 
-class ContextPrecision(ChunkJudgedMetric):
+class ContextPrecision(ChunkJudgedMetric[PrecisionResult]):
     """How much of what the retriever returned is relevant to the question?
 
     Score = relevant chunks / retrieved chunks. ``average_precision`` is rank-aware: the mean
@@ -230,6 +231,8 @@ class ContextPrecision(ChunkJudgedMetric):
     """
 
     name = "context_precision"
+    result_type = PrecisionResult
+    cost_parts = frozenset({"chunks"})
     reply_schema = Relevance
     batched_schema = Relevances
     default_prompt = PRECISION_PROMPT
@@ -266,11 +269,6 @@ class ContextPrecision(ChunkJudgedMetric):
             average_precision=average_precision(flags),
         )
 
-    def unscorable(self, reason: str, **fields: Any) -> PrecisionResult:
-        return PrecisionResult(
-            metric=self.name, score=None, status="unscorable", reason=reason, **fields
-        )
-
 
 def average_precision(relevant: list[bool]) -> float:
     """Mean of precision@k over the ranks k that hold a relevant item; 0.0 if there is none."""
@@ -282,7 +280,7 @@ def average_precision(relevant: list[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-class RecallPrecision(Metric):
+class RecallPrecision(Metric[RecallPrecisionResult]):
     """Recall and precision of the retrieved contexts in one report; score = their F1.
 
     Runs ContextRecall (claims of the reference supported by the chunks) and ContextPrecision
@@ -299,6 +297,8 @@ class RecallPrecision(Metric):
     """
 
     name = "recall_precision"
+    result_type = RecallPrecisionResult
+    cost_parts = frozenset({"claims", "chunks"})
 
     def __init__(
         self,
@@ -320,6 +320,14 @@ class RecallPrecision(Metric):
         self._strategy = strategy
         self._cache = cache
         self._cache_path = cache_path
+
+    @classmethod
+    def from_options(cls, judge: JudgeLike, options: MetricOptions) -> RecallPrecision:
+        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
+        strategy: Strategy | Literal["auto"] = (
+            "batched" if options.strategy == "batched" else "auto"
+        )
+        return cls(judge, options.claims, strategy=strategy, **extra)
 
     @property
     def judge(self) -> BaseChatModel:
@@ -383,9 +391,4 @@ class RecallPrecision(Metric):
             f1=f1,
             chunks=precision.chunks,
             **detail,
-        )
-
-    def unscorable(self, reason: str, **fields: Any) -> RecallPrecisionResult:
-        return RecallPrecisionResult(
-            metric=self.name, score=None, status="unscorable", reason=reason, **fields
         )

@@ -98,7 +98,7 @@ _CACHE_KIND = "sub_questions"
 SUB_QUESTIONS_VERSION = "1"
 
 
-class QuestionRecall(Metric):
+class QuestionRecall(Metric[QuestionRecallResult]):
     """Did the retriever bring back what is needed to answer every part of the question?
 
     Score = sub-questions the contexts answer / sub-questions. No reference needed. ``missing``
@@ -115,6 +115,8 @@ class QuestionRecall(Metric):
     """
 
     name = "question_recall"
+    result_type = QuestionRecallResult
+    cost_parts = frozenset({"sub_questions"})
 
     def __init__(
         self,
@@ -198,11 +200,6 @@ class QuestionRecall(Metric):
             reason=note,
             sub_questions=verdicts,
             missing=[v.question for v in verdicts if not v.answerable],
-        )
-
-    def unscorable(self, reason: str, **fields: Any) -> QuestionRecallResult:
-        return QuestionRecallResult(
-            metric=self.name, score=None, status="unscorable", reason=reason, **fields
         )
 
 

@@ -6,7 +6,7 @@ Two ways to know what is relevant:
   ids of ``retrieved_contexts`` when ``retrieved_ids`` is not given;
 * text: ``reference_contexts`` (relevant passages) against the retrieved chunks' text; a
   passage counts as retrieved at the first rank whose chunk is similar enough (rapidfuzz,
-  normalised to [0, 1], at or above ``threshold``).
+  normalised to [0, 1], at or above ``similarity``).
 
 ``reference_contexts`` and graded ``relevance`` (document id -> grade, for nDCG) are fields of
 ``Sample``. Relevant ids missing from
@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
+from .._deprecation import renamed
 from .._judge.drive import Steps
 from .._schemas import RelevantItem, RetrievalResult, Sample, Usage
 from .base import Metric
@@ -41,7 +42,7 @@ Match = Literal["auto", "ids", "text"]
 Scorer = Literal["ratio", "partial_ratio", "token_set_ratio"]
 
 
-class RetrievalRecall(Metric):
+class RetrievalRecall(Metric[RetrievalResult]):
     """Which known-relevant documents (or passages) did the retriever return, and how high?
 
     Score = recall (relevant items retrieved / relevant items); the result also carries
@@ -52,13 +53,14 @@ class RetrievalRecall(Metric):
         match: ``"ids"``, ``"text"``, or ``"auto"`` (ids when the sample has
             ``reference_ids`` or ``relevance``, else text when it has ``reference_contexts``).
         ks: cut-offs for ``recall_at``; those above the retrieved count are left out.
-        threshold: text matching: similarity in [0, 1] at which a chunk matches a passage.
+        similarity: text matching: the similarity in [0, 1] at which a chunk matches a passage.
         scorer: text matching: the rapidfuzz scorer (``"ratio"``: normalised Levenshtein, as
             RAGAS' non-LLM context recall; ``"partial_ratio"``: best-matching substring, for
             chunks cut at other boundaries than the passages).
     """
 
     name = "retrieval_recall"
+    result_type = RetrievalResult
     uses_judge = False
 
     def __init__(
@@ -66,22 +68,29 @@ class RetrievalRecall(Metric):
         *,
         match: Match = "auto",
         ks: Sequence[int] = DEFAULT_KS,
-        threshold: float = 0.5,
+        similarity: float = 0.5,
         scorer: Scorer = "ratio",
+        threshold: float | None = None,
     ):
         super().__init__(None)
+        similarity = renamed("threshold=", "similarity=", threshold, similarity)
         if match not in ("auto", "ids", "text"):
             raise ValueError(f"match must be 'auto', 'ids' or 'text', not {match!r}")
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+        if not 0.0 <= similarity <= 1.0:
+            raise ValueError(f"similarity must be in [0, 1], not {similarity}")
         if any(k < 1 for k in ks):
             raise ValueError(f"ks must be positive, got {list(ks)}")
         if scorer not in ("ratio", "partial_ratio", "token_set_ratio"):
             raise ValueError(f"unknown scorer {scorer!r}")
         self.match = match
         self.ks = sorted(set(ks))
-        self.threshold = threshold
+        self.similarity = similarity
         self.scorer = scorer
+
+    @property
+    def threshold(self) -> float:
+        """Deprecated: ``similarity``."""
+        return renamed("threshold", "similarity", self.similarity, 0.0)
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[RetrievalResult]:
         return self.measure(sample)
@@ -139,7 +148,7 @@ class RetrievalRecall(Metric):
         items = []
         for number, passage in enumerate(passages, start=1):
             scores = [similarity(passage, c.text, processor=normalize) / 100 for c in chunks]
-            hit = next((i for i, s in enumerate(scores) if s >= self.threshold), None)
+            hit = next((i for i, s in enumerate(scores) if s >= self.similarity), None)
             best = max(scores, default=None)
             items.append(
                 RelevantItem(
@@ -174,11 +183,6 @@ class RetrievalRecall(Metric):
             mrr=1 / min(ranks) if ranks else 0.0,
             ndcg=ndcg(items, retrieved),
             missing=[item.text or item.id for item in items if not item.retrieved],
-        )
-
-    def unscorable(self, reason: str, **fields: Any) -> RetrievalResult:
-        return RetrievalResult(
-            metric=self.name, score=None, status="unscorable", reason=reason, **fields
         )
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from importlib import resources
 
@@ -89,6 +88,3 @@ def print_report(report: EvaluationReport, console: Console | None = None) -> No
         f"cached), completion tokens {u.completion_tokens}, {report.elapsed_s:.1f} s"
     )
 
-
-if __name__ == "__main__":
-    sys.exit(main())

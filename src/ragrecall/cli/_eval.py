@@ -1,6 +1,6 @@
 """``ragrecall eval DATA``: score a dataset, save every sample as it finishes, gate in CI.
 
-Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--threshold``, or
+Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--fail-under``, or
 too many unscorable samples); 2 bad usage or data; 3 stopped at ``--max-calls`` /
 ``--max-tokens`` (what finished is saved; run again with a larger budget to go on);
 130 interrupted (Ctrl-C; what finished is saved).
@@ -14,60 +14,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
-import statistics
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-from pydantic import Field
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._data import iter_rows, iter_samples
+from .._data import DataRows, iter_samples
 from .._errors import SampleError
-from .._evaluate import astream
-from .._judge.drive import Policy
-from .._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window, resolve_judge
-from .._metrics.base import Metric
-from .._metrics.estimate import Estimate, estimate_cost, known_price
-from .._progress import progress
+from .._html import eval_report
+from .._judge.resolve import JudgeLike, import_judge
+from .._metrics.estimate import estimate_cost, known_price, recall_plan
+from .._metrics.registry import MetricOptions, build_metrics, metric_names
 from .._results_file import Record, ResultsFile, read_records
-from .._schemas import RecallResult, Sample, Usage
+from .._run import Budget, score_samples
+from .._schemas import Sample
 from .._summary import RunSummary
 
-__all__ = [
-    "METRICS",
-    "Estimate",
-    "RepeatedResult",
-    "add_eval_command",
-    "build_metrics",
-    "estimate_cost",
-    "load_judge",
-    "parse_column_map",
-    "repeated",
-    "run_eval",
-]
+__all__ = ["add_eval_command", "parse_column_map", "run_eval"]
 
 # Exit codes.
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, INTERRUPTED = 0, 1, 2, 3, 130
-
-SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
-
-METRICS = (
-    "context_recall",
-    "response_recall",
-    "chunk_recall",
-    "question_recall",
-    "context_precision",
-    "recall_precision",
-    "retrieval_recall",
-)
 
 
 def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -81,9 +51,9 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument(
         "--metric",
         action="append",
-        choices=METRICS,
+        choices=metric_names(),
         metavar="NAME",
-        help="metric to score (repeatable; default context_recall): " + ", ".join(METRICS),
+        help="metric to score (repeatable; default context_recall): " + ", ".join(metric_names()),
     )
     p.add_argument(
         "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
@@ -124,11 +94,13 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     p.add_argument("--report", type=Path, default=None, help="write an HTML report here")
     p.add_argument(
-        "--threshold",
+        "--fail-under",
         type=float,
         default=None,
+        metavar="SCORE",
         help="exit 1 when the first metric's mean is below this",
     )
+    p.add_argument("--threshold", type=float, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--max-unscorable",
         type=float,
@@ -202,205 +174,24 @@ def parse_column_map(text: str | None) -> dict[str, str] | None:
     return mapping
 
 
-class DataRows:
-    """The rows of one file or of every supported file in a directory (sorted by name), up
-    to ``limit``; re-iterable, so the data is validated first and then read lazily."""
-
-    def __init__(self, path: Path, limit: int | None = None):
-        if path.is_dir():
-            self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES)
-            if not self.files:
-                raise SampleError(f"{path}: no {', '.join(SUFFIXES)} files in this directory")
-        elif path.exists():
-            self.files = [path]
-        else:
-            raise SampleError(f"{path}: no such file or directory")
-        self.limit = limit
-        self.sizes: list[int] = []
-
-    def __iter__(self) -> Iterator[Any]:
-        count = 0
-        sizes: list[int] = []
-        self.sizes = sizes
-        for file in self.files:
-            sizes.append(0)
-            for row in iter_rows(file):
-                if self.limit is not None and count >= self.limit:
-                    return
-                sizes[-1] += 1
-                count += 1
-                yield row
-
-    def locate(self, index: int) -> str:
-        """``file, row n`` for a global row index (after one full pass)."""
-        for file, size in zip(self.files, self.sizes, strict=False):
-            if index < size:
-                return f"{file.name}, row {index}"
-            index -= size
-        return f"row {index}"
-
-
-# --- Judge and metrics --------------------------------------------------------------------
-
-
-def load_judge(spec: str | None, factory: str | None) -> JudgeLike:
-    """The judge: ``factory`` ("module:callable") is imported and called; otherwise the spec
-    string (None or "local": the embedded judge) is returned for the metrics to resolve."""
-    if not factory:
-        return spec
-    module_name, _, attr = factory.partition(":")
-    if not module_name or not attr:
-        raise SampleError(f"--judge-factory: expected MODULE:CALLABLE, got {factory!r}")
-    try:
-        target = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as err:
-        raise SampleError(f"--judge-factory {factory!r}: {err}") from err
-    judge = target()
-    if not isinstance(judge, BaseChatModel):
-        raise SampleError(
-            f"--judge-factory {factory!r} returned {type(judge).__name__}, "
-            "not a LangChain chat model"
-        )
-    return judge
-
-
-def build_metrics(
-    names: Sequence[str],
-    judge: JudgeLike,
-    *,
-    claims: str = "atomic",
-    strategy: str = "auto",
-    timeout: float | None = None,
-) -> list[Metric]:
-    """Metric objects by name, sharing one judge (resolved once)."""
-    from .._metrics.chunk_recall import ChunkRecall
-    from .._metrics.context_recall import ContextRecall
-    from .._metrics.precision import ContextPrecision, RecallPrecision
-    from .._metrics.question_recall import QuestionRecall
-    from .._metrics.response_recall import ResponseRecall
-    from .._metrics.retrieval_recall import RetrievalRecall
-
-    extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-    shared: JudgeLike = judge
-    if any(n != "retrieval_recall" for n in names):
-        shared = resolve_judge(judge)
-    metrics: list[Metric] = []
-    for name in names:
-        metric: Metric
-        if name in ("context_recall", "response_recall"):
-            cls = ContextRecall if name == "context_recall" else ResponseRecall
-            metric = cls(shared, claims, strategy=strategy, **extra)  # type: ignore[arg-type]
-        elif name == "recall_precision":
-            auto = strategy if strategy == "batched" else "auto"
-            metric = RecallPrecision(shared, claims, strategy=auto, **extra)  # type: ignore[arg-type]
-        elif name == "chunk_recall":
-            metric = ChunkRecall(shared, **extra)
-        elif name == "context_precision":
-            metric = ContextPrecision(shared, **extra)
-        elif name == "question_recall":
-            metric = QuestionRecall(shared, **extra)
-        elif name == "retrieval_recall":
-            metric = RetrievalRecall()
-        else:
-            raise SampleError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
-        metrics.append(metric)
-    return metrics
-
-
-class RepeatedResult(RecallResult):
-    """A result judged several times: ``score`` is the mean of the scored runs; claims,
-    verdicts and missing come from the first scored run; usage is summed."""
-
-    runs: list[float | None] = Field(default_factory=list)
-
-
-class _Repeated(Metric):
-    """Scores with ``inner`` ``repeats`` times, one run after another."""
-
-    def __init__(self, inner: Metric, repeats: int):
-        super().__init__(None)
-        self.inner = inner
-        self.repeats = repeats
-        self.policy = inner.policy
-
-    @property
-    def judge(self) -> BaseChatModel:
-        return self.inner.judge
-
-    def score(self, sample: Sample | Mapping[str, Any]) -> RecallResult:
-        return combine_runs([self.inner.score(sample) for _ in range(self.repeats)])
-
-    async def ascore(
-        self, sample: Sample | Mapping[str, Any], policy: Policy | None = None
-    ) -> RecallResult:
-        return combine_runs([await self.inner.ascore(sample, policy) for _ in range(self.repeats)])
-
-    def _steps(self, sample: Sample, usage: Usage) -> Any:
-        raise NotImplementedError  # score and ascore are overridden
-
-
-def repeated(metric: Metric, repeats: int) -> Metric:
-    """``metric`` judged ``repeats`` times per sample (same name); itself when repeats is 1."""
-    if repeats == 1:
-        return metric
-    cls = type(
-        f"Repeated{type(metric).__name__}",
-        (_Repeated,),
-        {"name": metric.name, "uses_judge": metric.uses_judge},
-    )
-    wrapped: Metric = cls(metric, repeats)
-    return wrapped
-
-
-def combine_runs(results: Sequence[RecallResult]) -> RepeatedResult:
-    runs = [r.score for r in results]
-    scored = [s for s in runs if s is not None]
-    first = next((r for r in results if r.score is not None), results[0])
-    usage = sum((r.usage for r in results), Usage())
-    fields = first.model_dump(include=set(RecallResult.model_fields))
-    fields.update(
-        score=statistics.fmean(scored) if scored else None,
-        status="scored" if scored else "unscorable",
-        usage=usage,
-        elapsed_s=sum(r.elapsed_s for r in results),
-        runs=runs,
-    )
-    return RepeatedResult.model_validate(fields)
-
-
-# --- The run ------------------------------------------------------------------------------
-
-
-@dataclass
-class Budget:
-    max_calls: int | None = None
-    max_tokens: int | None = None
-    usage: Usage = field(default_factory=Usage)
-    spent: bool = False
-
-    def add(self, usage: Usage) -> None:
-        self.usage = self.usage + usage
-        tokens = self.usage.prompt_tokens + self.usage.completion_tokens
-        if (self.max_calls is not None and self.usage.calls >= self.max_calls) or (
-            self.max_tokens is not None and tokens >= self.max_tokens
-        ):
-            self.spent = True
-
-
 def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``eval`` command; returns the exit code."""
     console = console or Console()
     err_console = Console(stderr=True)
+    if args.threshold is not None:
+        err_console.print("warning: --threshold is deprecated; use --fail-under")
+        args.fail_under = args.fail_under if args.fail_under is not None else args.threshold
     rows: DataRows | None = None
     try:
         _check_args(args)
         column_map = parse_column_map(args.column_map)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
         rows = DataRows(args.data, args.limit)
-        samples_keys = [s.key() for s in iter_samples(rows, column_map)]
-        judge_spec = load_judge(args.judge, args.judge_factory)
+        samples = list(iter_samples(rows, column_map))
+        judge = import_judge(args.judge_factory) if args.judge_factory else args.judge
+        options = MetricOptions(claims=args.claims, strategy=args.strategy, timeout=args.timeout)
         if args.dry_run:
-            return _dry_run(args, rows, column_map, names, judge_spec, console)
+            return _dry_run(args, samples, names, judge, options, console)
         summary = RunSummary(names, args.show_worst)  # resumed records count too
         store = (
             ResultsFile.open(args.out, metrics=names, repeats=args.repeats, on_record=summary.add)
@@ -417,12 +208,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return USAGE_ERROR
     try:
-        metrics = [
-            repeated(m, args.repeats)
-            for m in build_metrics(
-                names, judge_spec, claims=args.claims, strategy=args.strategy, timeout=args.timeout
-            )
-        ]
+        metrics = build_metrics(names, judge, options)
     except (ValueError, ImportError) as err:
         err_console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         if store is not None:
@@ -430,11 +216,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         return USAGE_ERROR
     # Records are kept in memory only for an HTML report with no results file to read back.
     kept: list[Record] | None = [] if args.report and store is None else None
-    done = set(store.done) if store is not None else set()
-    todo = len({k for k in samples_keys if k not in done})
+    done = store.done if store is not None else set()
     if store is not None and store.repaired:
         err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")
     if done:
+        todo = len({s.key() for s in samples} - done)
         err_console.print(f"resuming: {len(done)} samples already in {args.out}, {todo} to go")
     budget = Budget(args.max_calls, args.max_tokens)
 
@@ -446,7 +232,19 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     start = time.perf_counter()
     interrupted = False
     try:
-        asyncio.run(_score(rows, column_map, metrics, store, done, budget, args, todo, collect))
+        asyncio.run(
+            score_samples(
+                samples,
+                metrics,
+                store=store,
+                budget=budget,
+                on_record=collect,
+                concurrency=args.concurrency,
+                timeout=args.timeout,
+                repeats=args.repeats,
+                show_progress=args.progress,
+            )
+        )
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -457,7 +255,8 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"[yellow]interrupted[/]{saved}")
         return INTERRUPTED
     elapsed = time.perf_counter() - start
-    return _finish(summary, kept, budget, elapsed, len(set(samples_keys)), args, console)
+    total = len({s.key() for s in samples})
+    return _finish(summary, kept, budget, elapsed, total, args, console)
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -467,8 +266,8 @@ def _check_args(args: argparse.Namespace) -> None:
         (args.limit is not None and args.limit < 0, "--limit must be >= 0"),
         (not 0 <= args.max_unscorable <= 1, "--max-unscorable must be in [0, 1]"),
         (
-            args.threshold is not None and not 0 <= args.threshold <= 1,
-            "--threshold must be in [0, 1]",
+            args.fail_under is not None and not 0 <= args.fail_under <= 1,
+            "--fail-under must be in [0, 1]",
         ),
     ]
     for failed, message in checks:
@@ -476,88 +275,30 @@ def _check_args(args: argparse.Namespace) -> None:
             raise SampleError(message)
 
 
-async def _score(
-    rows: DataRows,
-    column_map: Mapping[str, str] | None,
-    metrics: Sequence[Metric],
-    store: ResultsFile | None,
-    done: set[str],
-    budget: Budget,
-    args: argparse.Namespace,
-    todo: int,
-    collect: Callable[[Record], None],
-) -> None:
-    """Score what is not done yet; append each sample as it finishes and hand it to
-    ``collect``."""
-    submitted: set[str] = set(done)
-
-    def skip(sample: Sample) -> bool:
-        key = sample.key()
-        if budget.spent or key in submitted:  # done, a duplicate row, or out of budget
-            return True
-        submitted.add(key)
-        return False
-
-    stream = astream(
-        rows,
-        metrics,
-        column_map=column_map,
-        concurrency=args.concurrency,
-        skip=skip,
-        **({} if args.timeout is None else {"timeout": args.timeout}),
-    )
-    with progress(todo, args.progress) as advance:
-        async for scored in stream:
-            record = _record(scored.index, scored.sample, scored.results)
-            if store is not None:
-                store.append(record)
-            collect(record)
-            budget.add(sum((r.usage for r in scored.results.values()), Usage()))
-            advance()
-
-
-def _record(index: int, sample: Sample, results: Mapping[str, RecallResult]) -> Record:
-    runs = {n: r.runs for n, r in results.items() if isinstance(r, RepeatedResult)}
-    return Record(sample.key(), index, sample, dict(results), runs)
-
-
 # --- Output -------------------------------------------------------------------------------
 
 
 def _dry_run(
     args: argparse.Namespace,
-    rows: DataRows,
-    column_map: Mapping[str, str] | None,
+    samples: Sequence[Sample],
     names: Sequence[str],
     judge: JudgeLike,
+    options: MetricOptions,
     console: Console,
 ) -> int:
-    strategy, evidence, verdict, window = "batched", "quote", "json", DEFAULT_CONTEXT_WINDOW
-    try:
-        recall = build_metrics(
-            ["context_recall"], judge, claims=args.claims, strategy=args.strategy
-        )[0]
-        strategy = recall.strategy  # type: ignore[attr-defined]
-        evidence = recall.evidence  # type: ignore[attr-defined]
-        verdict = recall.verdict  # type: ignore[attr-defined]
-        window = context_window(recall.judge)
-    except Exception:  # e.g. an API model without its key: assume a remote API
-        if args.strategy != "auto":
-            strategy = args.strategy
-        evidence = "align" if strategy == "per_claim" else "quote"
+    plan = recall_plan(judge, options)
     done: set[str] = set()
     if args.out is not None and args.out.exists():
         done = {r.key for r in read_records(args.out)}
-    samples = [s for s in iter_samples(rows, column_map) if s.key() not in done]
-    unique = list({s.key(): s for s in samples}.values())
+    unique = list({s.key(): s for s in samples if s.key() not in done}.values())
     est = estimate_cost(
         unique,
         names,
         claims=args.claims,
-        strategy=strategy,
-        evidence=evidence,
-        verdict=verdict,
-        window_tokens=window,
+        strategy=plan.strategy,
+        evidence=plan.evidence,
+        verdict=plan.verdict,
+        window_tokens=plan.window_tokens,
         repeats=args.repeats,
     )
     table = Table(title="dry run: estimated judge work (no judge called)", title_justify="left")
@@ -566,7 +307,9 @@ def _dry_run(
     qualifier = "" if est.exact else "~"
     table.add_row("samples", str(est.samples))
     table.add_row("metrics", ", ".join(names))
-    table.add_row("strategy / evidence / verdict", f"{strategy} / {evidence} / {verdict}")
+    table.add_row(
+        "strategy / evidence / verdict", f"{plan.strategy} / {plan.evidence} / {plan.verdict}"
+    )
     table.add_row("judge calls", f"{qualifier}{est.calls}")
     table.add_row("prompt tokens", f"~{est.prompt_tokens}")
     table.add_row("completion tokens", f"~{est.completion_tokens}")
@@ -608,17 +351,15 @@ def _finish(
     if args.out:
         console.print(f"results: {args.out}")
     if args.report:
-        from .._html import eval_report
-
         records = kept if kept is not None else read_records(args.out)
         args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")
         console.print(f"report: {args.report}")
     failures = []
     first = summary.metrics[0]
     mean = first.mean
-    if args.threshold is not None and (mean is None or mean < args.threshold):
+    if args.fail_under is not None and (mean is None or mean < args.fail_under):
         shown = "n/a" if mean is None else f"{mean:.3f}"
-        failures.append(f"{first.name} mean {shown} is below the threshold {args.threshold}")
+        failures.append(f"{first.name} mean {shown} is below --fail-under {args.fail_under}")
     for s in summary.metrics:
         if s.unscorable_share > args.max_unscorable:
             failures.append(

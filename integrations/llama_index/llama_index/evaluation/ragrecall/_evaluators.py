@@ -10,6 +10,7 @@ and ``invalid_reason``, never an exception.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -63,20 +64,34 @@ class RecallEvaluator(BaseEvaluator):
 
     Args:
         metric: a ragrecall metric, e.g. ``ContextRecall(judge=...)``.
-        threshold: ``passing`` is ``score >= threshold``.
+        passing_score: ``passing`` is ``score >= passing_score`` (``threshold`` is its
+            deprecated name).
 
     The reference answer comes as ``reference=`` (as for ``CorrectnessEvaluator``); known
     claims as ``reference_claims=``, and ids as ``retrieved_ids=`` / ``reference_ids=``.
     """
 
-    def __init__(self, metric: Metric, *, threshold: float = 0.5) -> None:
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+    def __init__(
+        self,
+        metric: Metric[RecallResult],
+        *,
+        passing_score: float = 0.5,
+        threshold: float | None = None,
+    ) -> None:
+        if threshold is not None:
+            warnings.warn(
+                "threshold= is deprecated and will be removed in 0.3; use passing_score=",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            passing_score = threshold
+        if not 0.0 <= passing_score <= 1.0:
+            raise ValueError(f"passing_score must be in [0, 1], not {passing_score}")
         self._metric = metric
-        self.threshold = threshold
+        self.passing_score = passing_score
 
     @property
-    def metric(self) -> Metric:
+    def metric(self) -> Metric[RecallResult]:
         return self._metric
 
     def _get_prompts(self) -> PromptDictType:
@@ -176,7 +191,7 @@ class RecallEvaluator(BaseEvaluator):
         return RecallEvaluationResult(
             **common,
             score=result.score,
-            passing=result.score >= self.threshold,
+            passing=result.score >= self.passing_score,
             feedback=feedback(result),
         )
 
@@ -208,17 +223,22 @@ class _NamedEvaluator(RecallEvaluator):
     Args:
         judge: a LangChain chat model, a LlamaIndex LLM (e.g. ``Settings.llm``), a
             ``"provider:model"`` string, or None for the embedded local judge.
-        threshold: ``passing`` is ``score >= threshold``.
+        passing_score: ``passing`` is ``score >= passing_score``.
         **metric_kwargs: passed to the metric's constructor.
     """
 
-    metric_class: ClassVar[type[Metric]]
+    metric_class: ClassVar[type[Metric[RecallResult]]]
 
     def __init__(
-        self, judge: JudgeSpec = None, *, threshold: float = 0.5, **metric_kwargs: Any
+        self,
+        judge: JudgeSpec = None,
+        *,
+        passing_score: float = 0.5,
+        threshold: float | None = None,
+        **metric_kwargs: Any,
     ) -> None:
         metric = self.metric_class(judge=as_judge(judge), **metric_kwargs)
-        super().__init__(metric, threshold=threshold)
+        super().__init__(metric, passing_score=passing_score, threshold=threshold)
 
 
 class ContextRecallEvaluator(_NamedEvaluator):

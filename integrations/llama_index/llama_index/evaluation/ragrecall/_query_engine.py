@@ -23,7 +23,7 @@ DEFAULT_QUERY_CONCURRENCY = 4
 def evaluate_query_engine(
     query_engine: BaseQueryEngine,
     dataset: Any,
-    metrics: Sequence[Metric] | None = None,
+    metrics: Sequence[Metric[RecallResult]] | None = None,
     *,
     concurrency: int | None = None,
     column_map: Mapping[str, str] | None = None,
@@ -62,7 +62,7 @@ def evaluate_query_engine(
 async def aevaluate_query_engine(
     query_engine: BaseQueryEngine,
     dataset: Any,
-    metrics: Sequence[Metric] | None = None,
+    metrics: Sequence[Metric[RecallResult]] | None = None,
     *,
     concurrency: int | None = None,
     column_map: Mapping[str, str] | None = None,
@@ -118,7 +118,7 @@ async def _answer(
 def _merge(
     samples: Sequence[Sample],
     answered: Sequence[Sample | str],
-    metrics: Sequence[Metric],
+    metrics: Sequence[Metric[RecallResult]],
     report: EvaluationReport | None,
     start: float,
 ) -> EvaluationReport:

@@ -1,0 +1,78 @@
+"""Metric classes by name.
+
+Each metric class declares its ``name`` and ``result_type``; defining the class registers it.
+The CLI, ``testing``, the results file, repeats and the cost estimate look metrics up here, so
+a metric's name is written once, on its class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from .._judge.resolve import JudgeLike, resolve_judge
+from .._schemas import RecallResult
+
+if TYPE_CHECKING:
+    from .base import Metric
+
+__all__ = [
+    "MetricOptions",
+    "build_metrics",
+    "metric_class",
+    "metric_names",
+    "register",
+    "result_type",
+]
+
+_CLASSES: dict[str, type[Metric[RecallResult]]] = {}
+
+
+def register(cls: type[Metric[RecallResult]]) -> None:
+    """Add ``cls`` under its ``name``; a second class with a taken name is refused."""
+    taken = _CLASSES.get(cls.name)
+    if taken is not None and taken.__qualname__ != cls.__qualname__:
+        raise ValueError(
+            f"metric name {cls.name!r} is taken by {taken.__module__}.{taken.__qualname__}"
+        )
+    _CLASSES[cls.name] = cls
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every registered metric name, in registration order."""
+    return tuple(_CLASSES)
+
+
+def metric_class(name: str) -> type[Metric[RecallResult]]:
+    """The class registered as ``name``; ValueError naming the choices when there is none."""
+    try:
+        return _CLASSES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown metric {name!r}; choose from {', '.join(metric_names())}"
+        ) from None
+
+
+def result_type(name: str) -> type[RecallResult]:
+    """The result model of the metric ``name`` (RecallResult for a name not registered)."""
+    cls = _CLASSES.get(name)
+    return cls.result_type if cls is not None else RecallResult
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """Settings given by name (the command line): each metric takes the ones it knows."""
+
+    claims: Literal["atomic", "sentences"] = "atomic"
+    strategy: Literal["auto", "per_claim", "batched"] = "auto"
+    timeout: float | None = None
+
+
+def build_metrics(
+    names: Sequence[str], judge: JudgeLike, options: MetricOptions = MetricOptions()
+) -> list[Metric[RecallResult]]:
+    """Metric objects by name, sharing one judge (resolved once when any metric needs it)."""
+    classes = [metric_class(name) for name in names]
+    shared = resolve_judge(judge) if any(c.uses_judge for c in classes) else judge
+    return [cls.from_options(shared, options) for cls in classes]

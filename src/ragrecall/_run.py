@@ -1,0 +1,74 @@
+"""A dataset run that survives: samples scored concurrently, each written as it finishes,
+resumed from its results file, stopped at a judge budget.
+
+``ragrecall eval`` is this plus argument parsing and printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ._evaluate import astream
+from ._metrics.base import Metric
+from ._progress import progress
+from ._results_file import Record, ResultsFile
+from ._schemas import RecallResult, Sample, Usage
+
+__all__ = ["Budget", "score_samples"]
+
+
+@dataclass
+class Budget:
+    """Judge calls and tokens a run may spend; ``spent`` once either is reached."""
+
+    max_calls: int | None = None
+    max_tokens: int | None = None
+    usage: Usage = field(default_factory=Usage)
+    spent: bool = False
+
+    def add(self, usage: Usage) -> None:
+        self.usage = self.usage + usage
+        tokens = self.usage.prompt_tokens + self.usage.completion_tokens
+        if (self.max_calls is not None and self.usage.calls >= self.max_calls) or (
+            self.max_tokens is not None and tokens >= self.max_tokens
+        ):
+            self.spent = True
+
+
+async def score_samples(
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric[RecallResult]],
+    *,
+    store: ResultsFile | None,
+    budget: Budget,
+    on_record: Callable[[Record], None],
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
+    show_progress: bool | None = None,
+) -> None:
+    """Score the samples not yet in ``store``; append each as it finishes and hand it to
+    ``on_record``. No sample is submitted once the budget is spent (those in flight finish)."""
+    done = set(store.done) if store is not None else set()
+    submitted = set(done)
+    todo = len({s.key() for s in samples} - done)
+
+    def skip(sample: Sample) -> bool:
+        key = sample.key()
+        if budget.spent or key in submitted:  # done, a duplicate row, or out of budget
+            return True
+        submitted.add(key)
+        return False
+
+    stream = astream(
+        samples, metrics, concurrency=concurrency, timeout=timeout, repeats=repeats, skip=skip
+    )
+    with progress(todo, show_progress) as advance:
+        async for scored in stream:
+            record = Record(scored.sample.key(), scored.index, scored.sample, scored.results)
+            if store is not None:
+                store.append(record)
+            on_record(record)
+            budget.add(sum((r.usage for r in scored.results.values()), Usage()))
+            advance()
