@@ -6,7 +6,8 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
@@ -15,11 +16,20 @@ from .._errors import JudgeModelError
 from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
 from .._schemas import RecallResult, Sample, Usage
-from .registry import MetricOptions, register
 
 R = TypeVar("R", bound=RecallResult, covariant=True)
 
-__all__ = ["Metric"]
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """Settings given by name (the command line): each metric takes the ones it knows."""
+
+    claims: Literal["atomic", "sentences"] = "atomic"
+    strategy: Literal["auto", "per_claim", "batched"] = "auto"
+    timeout: float | None = None
+
+
+__all__ = ["Metric", "MetricOptions"]
 
 
 class Metric(ABC, Generic[R]):
@@ -35,10 +45,21 @@ class Metric(ABC, Generic[R]):
     # What the dry run's cost estimate counts for this metric (see ``estimate_cost``).
     cost_parts: ClassVar[frozenset[str]] = frozenset()
 
+    # Every concrete metric class by name; read it through ``_metrics.registry``.
+    registered: ClassVar[dict[str, type[Metric[RecallResult]]]] = {}
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register a class that declares a ``name``; a second class with a taken name is
+        refused."""
         super().__init_subclass__(**kwargs)
-        if "name" in cls.__dict__:
-            register(cls)
+        if "name" not in cls.__dict__:
+            return
+        taken = Metric.registered.get(cls.name)
+        if taken is not None and taken.__qualname__ != cls.__qualname__:
+            raise ValueError(
+                f"metric name {cls.name!r} is taken by {taken.__module__}.{taken.__qualname__}"
+            )
+        Metric.registered[cls.name] = cls
 
     def __init__(
         self,

@@ -14,10 +14,9 @@ from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._prompts import DECOMPOSE_PROMPT
 from .._schemas import ClaimVerdict, RecallResult, Sample, Usage
 from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
-from .base import Metric
+from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from .evidence import instructs_judge, split_sentences
-from .registry import MetricOptions
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 

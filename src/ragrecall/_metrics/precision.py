@@ -36,10 +36,9 @@ from .._schemas import (
     Usage,
 )
 from .attribution import Strategy, Window, estimate_tokens, pack, render
-from .base import Metric, R
+from .base import Metric, MetricOptions, R
 from .claims import ClaimCache, ClaimMode
 from .context_recall import ContextRecall
-from .registry import MetricOptions
 
 __all__ = [
     "PRECISION_BATCHED_PROMPT",

@@ -1,42 +1,27 @@
 """Metric classes by name.
 
-Each metric class declares its ``name`` and ``result_type``; defining the class registers it.
-The CLI, ``testing``, the results file, repeats and the cost estimate look metrics up here, so
-a metric's name is written once, on its class.
+Each metric class declares its ``name`` and ``result_type``; defining the class registers it
+(``Metric.__init_subclass__``). The CLI, ``testing``, the results file, repeats and the cost
+estimate look metrics up here, so a metric's name is written once, on its class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
 
 from .._judge.resolve import JudgeLike, resolve_judge
 from .._schemas import RecallResult
-
-if TYPE_CHECKING:
-    from .base import Metric
+from .base import Metric, MetricOptions
 
 __all__ = [
     "MetricOptions",
     "build_metrics",
     "metric_class",
     "metric_names",
-    "register",
     "result_type",
 ]
 
-_CLASSES: dict[str, type[Metric[RecallResult]]] = {}
-
-
-def register(cls: type[Metric[RecallResult]]) -> None:
-    """Add ``cls`` under its ``name``; a second class with a taken name is refused."""
-    taken = _CLASSES.get(cls.name)
-    if taken is not None and taken.__qualname__ != cls.__qualname__:
-        raise ValueError(
-            f"metric name {cls.name!r} is taken by {taken.__module__}.{taken.__qualname__}"
-        )
-    _CLASSES[cls.name] = cls
+_CLASSES = Metric.registered
 
 
 def metric_names() -> tuple[str, ...]:
@@ -60,19 +45,11 @@ def result_type(name: str) -> type[RecallResult]:
     return cls.result_type if cls is not None else RecallResult
 
 
-@dataclass(frozen=True)
-class MetricOptions:
-    """Settings given by name (the command line): each metric takes the ones it knows."""
-
-    claims: Literal["atomic", "sentences"] = "atomic"
-    strategy: Literal["auto", "per_claim", "batched"] = "auto"
-    timeout: float | None = None
-
-
 def build_metrics(
-    names: Sequence[str], judge: JudgeLike, options: MetricOptions = MetricOptions()
+    names: Sequence[str], judge: JudgeLike, options: MetricOptions | None = None
 ) -> list[Metric[RecallResult]]:
     """Metric objects by name, sharing one judge (resolved once when any metric needs it)."""
+    options = options or MetricOptions()
     classes = [metric_class(name) for name in names]
     shared = resolve_judge(judge) if any(c.uses_judge for c in classes) else judge
     return [cls.from_options(shared, options) for cls in classes]
