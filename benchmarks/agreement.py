@@ -21,7 +21,7 @@ import argparse
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +48,8 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from ragrecall import ContextRecall, EvaluationReport, evaluate, structured
-from ragrecall._metrics.evidence import split_sentences
-from ragrecall._prompts import PER_CLAIM_PROMPT, QuotedSupport, Support
+from ragrecall import ContextRecall, EvaluationReport, evaluate, split_sentences, structured
+from ragrecall.prompts import PER_CLAIM_PROMPT, Passage, QuotedSupport, Support
 
 
 def claim_prompt(system: str) -> ChatPromptTemplate:
@@ -207,7 +206,7 @@ VARIANTS = {
 PROMPT_VARIANTS = {"default", "examples"}  # the rest have their own JSON reply
 
 
-def bracketed(window: Any) -> str:
+def bracketed(window: Sequence[Passage]) -> str:
     """Passages as ``[n] text`` blocks separated by blank lines (the library: XML-like tags)."""
     return "\n\n".join(f"[{p.number}] {p.text}" for p in window)
 
@@ -242,8 +241,12 @@ def score(rows: list[dict[str, Any]], metric: ContextRecall) -> tuple[Evaluation
 
 def make_metric(args: argparse.Namespace, judge: Any, claims: str = "sentences") -> ContextRecall:
     evidence = "quote" if args.variant == "quote-first" else args.evidence
-    options = {name: getattr(args, name) for name in ("threshold", "lexical_weight", "verdict")
+    options = {name: getattr(args, name) for name in ("lexical_weight", "verdict")
                if getattr(args, name) is not None}  # else the library's defaults
+    if args.threshold is not None:
+        options["support_threshold"] = args.threshold
+    if args.passages == "brackets":  # an experiment: [n] blocks instead of the library's tags
+        options["render_passages"] = bracketed
     if args.variant not in PROMPT_VARIANTS:  # a variant is its own JSON reply format
         options["verdict"] = "json"
     return VARIANTS[args.variant](judge, claims=claims, evidence=evidence,  # type: ignore[arg-type]
@@ -379,10 +382,6 @@ def main() -> int:
     if root is None:
         print("skipped: the shared datasets folder is absent (pass --data)")
         return 0
-    if args.passages == "brackets":  # an experiment: swap the library's passage renderer
-        import ragrecall._metrics.attribution
-
-        ragrecall._metrics.attribution.render = bracketed
     judge = make_judge(args)
     summary: dict[str, Any] = {"commit": commit(), "date": time.strftime("%Y-%m-%d"),
                                "args": {k: str(v) for k, v in vars(args).items()}}

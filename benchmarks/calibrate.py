@@ -32,8 +32,7 @@ from _common import (
     pearson,
 )
 
-from ragrecall._metrics.attribution import Decision
-from ragrecall._metrics.evidence import word_overlap
+from ragrecall import Decision, word_overlap
 
 
 def main() -> int:

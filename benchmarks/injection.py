@@ -41,7 +41,7 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from ragrecall import ClaimCache, ContextRecall, RecallResult, structured
-from ragrecall._prompts import Support
+from ragrecall.prompts import Support
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "adversarial.jsonl"

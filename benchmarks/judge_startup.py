@@ -22,7 +22,7 @@ from pathlib import Path
 RESOLVE = """
 import time
 t = time.perf_counter()
-from ragrecall._local import resolve_model
+from ragrecall import resolve_model  # loads the embedded judge's machinery
 imported = time.perf_counter()
 info = resolve_model()
 print(info.source, imported - t, time.perf_counter() - imported)
@@ -30,7 +30,7 @@ print(info.source, imported - t, time.perf_counter() - imported)
 
 
 def resolve_in_fresh_process(cache: Path) -> tuple[str, float, float]:
-    """Source, seconds to import ragrecall._local, seconds to resolve the model."""
+    """Source, seconds to import ragrecall and its local judge, seconds to resolve the model."""
     env = {**os.environ, "RAGRECALL_CACHE_DIR": str(cache)}
     env.pop("RAGRECALL_JUDGE_MODEL", None)
     out = subprocess.run(
@@ -59,7 +59,7 @@ def main() -> None:
 def run(cache: Path) -> None:
     print(f"CPUs usable: {len(os.sched_getaffinity(0))}")
     source, imported, cold = resolve_in_fresh_process(cache)
-    print(f"import       {imported:6.2f} s  (ragrecall._local, in a fresh process)")
+    print(f"import       {imported:6.2f} s  (ragrecall and its local judge, in a fresh process)")
     print(f"cold start   {cold:6.2f} s  (source: {source}: assemble, fsync, verify)")
     for stamp in (cache / "models").glob("*.sha256"):
         stamp.unlink()
@@ -69,7 +69,7 @@ def run(cache: Path) -> None:
     print(f"warm start   {warm:6.3f} s  (source: {source}, stamp trusted)")
 
     os.environ["RAGRECALL_CACHE_DIR"] = str(cache)
-    from ragrecall._local import LocalJudge
+    from ragrecall import LocalJudge
 
     judge = LocalJudge(slots=2, context_window=4096)
     started = time.perf_counter()

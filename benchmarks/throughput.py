@@ -276,8 +276,7 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
     from langchain_core.messages import HumanMessage
 
     from ragrecall import ContextRecall, attribution_chain
-    from ragrecall._judge.structured import response_format
-    from ragrecall._prompts import Support
+    from ragrecall.prompts import Support, response_format
 
     judge = openai_judge(base_url)
     body = {"model": "fake", "messages": [{"role": "user", "content": "Claim: x"}]}
@@ -329,16 +328,20 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
 async def _bare_run(base_url: str, count: int, concurrency: int) -> int:
     """The floor for any framework on ``ChatOpenAI``: the same requests (prompt formatted
     beforehand, response_format bound), ``concurrency`` at a time, no evaluation around them."""
-    from ragrecall._judge.structured import response_format
-    from ragrecall._metrics.attribution import pack, render
-    from ragrecall._prompts import PER_CLAIM_PROMPT, Support
-    from ragrecall._schemas import Chunk
+    from ragrecall import Chunk
+    from ragrecall.prompts import (
+        PER_CLAIM_PROMPT,
+        Passage,
+        Support,
+        render_passages,
+        response_format,
+    )
 
     model = openai_judge(base_url).bind(extra_body={"response_format": response_format(Support)})
     requests = []
     for row in rows(count):
         chunks = [Chunk(**c) for c in row["retrieved_contexts"]]
-        passages = render(pack(chunks, 4096)[0])
+        passages = render_passages([Passage(n, c, c.text) for n, c in enumerate(chunks, 1)])
         requests.append(PER_CLAIM_PROMPT.format_messages(
             passages=passages, claim=row["reference_claims"][0]))
     gate = asyncio.Semaphore(concurrency)

@@ -4,6 +4,8 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 (with a verified quote), and score supported / total.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._data import load_samples
 from ._errors import (
     JudgeError,
@@ -17,13 +19,13 @@ from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evalu
 from ._judge.drive import Policy
 from ._judge.resolve import resolve_judge
 from ._judge.structured import structured
-from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
 from ._logger import LoggerStats, RecallLogger
-from ._metrics.attribution import attribution_chain
+from ._metrics.attribution import Decision, attribution_chain
 from ._metrics.base import Metric
 from ._metrics.chunk_recall import ChunkRecall
 from ._metrics.claims import ClaimCache, decomposition_chain
 from ._metrics.context_recall import ContextRecall, default_claim_cache
+from ._metrics.evidence import split_sentences, word_overlap
 from ._metrics.precision import ContextPrecision, RecallPrecision
 from ._metrics.question_recall import QuestionRecall
 from ._metrics.response_recall import ResponseRecall
@@ -49,6 +51,23 @@ from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, 
 
 __version__ = "0.1.0"
 
+# The embedded judge's machinery (llama.cpp bindings, the model store) loads on first use.
+_LOCAL = ("DEFAULT_MODEL", "LocalJudge", "ModelInfo", "resolve_model")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCAL:
+        from . import _local
+
+        value = getattr(_local, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ragrecall' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
+
 __all__ = [
     "DEFAULT_MODEL",
     "CallableSink",
@@ -61,6 +80,7 @@ __all__ = [
     "ClaimVerdict",
     "ContextPrecision",
     "ContextRecall",
+    "Decision",
     "EvaluationReport",
     "JsonlSink",
     "JudgeError",
@@ -104,5 +124,7 @@ __all__ = [
     "load_samples",
     "resolve_judge",
     "resolve_model",
+    "split_sentences",
     "structured",
+    "word_overlap",
 ]

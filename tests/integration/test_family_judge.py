@@ -10,15 +10,16 @@ from typing import Any
 import pytest
 
 import ragrecall
-from ragrecall._metrics.chunk_recall import ChunkRecall
-from ragrecall._metrics.precision import ContextPrecision, RecallPrecision
-from ragrecall._metrics.question_recall import QuestionRecall
-from ragrecall._metrics.response_recall import ResponseRecall
-from ragrecall._schemas import (
+from ragrecall import (
+    ChunkRecall,
     ChunkRecallResult,
+    ContextPrecision,
     PrecisionResult,
+    QuestionRecall,
     QuestionRecallResult,
+    RecallPrecision,
     RecallPrecisionResult,
+    ResponseRecall,
 )
 
 pytestmark = pytest.mark.judge

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from ragrecall._errors import JudgeModelError
-from ragrecall._local import DEFAULT_MODEL, LocalJudge, resolve_model
+from ragrecall import DEFAULT_MODEL, JudgeModelError, LocalJudge, resolve_model
 
 pytestmark = pytest.mark.judge
 

@@ -7,9 +7,7 @@ from typing import Any
 from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, human
 
-from ragrecall._metrics.chunk_recall import ChunkRecall
-from ragrecall._metrics.precision import ContextPrecision
-from ragrecall._schemas import ChunkRecallResult
+from ragrecall import ChunkRecall, ChunkRecallResult, ContextPrecision
 
 SAMPLE = {
     "user_input": "Tell me about the Eiffel Tower.",

@@ -15,7 +15,7 @@ import huggingface_hub
 import pytest
 
 import ragrecall._local as local
-from ragrecall._errors import JudgeModelError, ModelIntegrityError
+from ragrecall import JudgeModelError, ModelIntegrityError
 from ragrecall._local import _model, _pinned
 from ragrecall._local._model import ModelSpec, model_id, models_dir, resolve_model
 from ragrecall.cli._judge import add_judge_commands

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from ragrecall._errors import JudgeModelError
+from ragrecall import JudgeModelError
 from ragrecall._local import LocalJudge, _server
 from ragrecall._local._server import JudgeServer, ServerConfig
 

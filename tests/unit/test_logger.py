@@ -9,9 +9,16 @@ from typing import Any
 import pytest
 from fakes import ScriptedJudge, keyword_reply
 
-from ragrecall import ClaimCache, ContextRecall
-from ragrecall._logger import RecallLogger
-from ragrecall._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, SQLiteSink
+from ragrecall import (
+    CallableSink,
+    ClaimCache,
+    ContextRecall,
+    JsonlSink,
+    LangSmithSink,
+    RecallLogger,
+    RecallRecord,
+    SQLiteSink,
+)
 
 SAMPLE = {"user_input": "q", "reference": "Cats purr. Dogs fly.", "contexts": ["Cats purr."]}
 

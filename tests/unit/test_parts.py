@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import ragrecall
+import ragrecall.prompts
+import ragrecall.stats
 from ragrecall import Chunk, JudgeError
 from ragrecall._judge.drive import is_transient, retry_after
 from ragrecall._judge.structured import extract_json
@@ -22,6 +27,7 @@ PUBLIC = [
     "ClaimVerdict",
     "ContextPrecision",
     "ContextRecall",
+    "Decision",
     "DEFAULT_MODEL",
     "EvaluationReport",
     "JsonlSink",
@@ -65,8 +71,46 @@ PUBLIC = [
     "load_samples",
     "resolve_judge",
     "resolve_model",
+    "split_sentences",
     "structured",
+    "word_overlap",
     "__version__",
+]
+
+PROMPTS = [
+    "ANSWERABLE_PROMPT",
+    "BATCHED_PROMPT",
+    "DECOMPOSE_PROMPT",
+    "PER_CLAIM_PROMPT",
+    "PER_CLAIM_QUOTE_PROMPT",
+    "PRECISION_BATCHED_PROMPT",
+    "PRECISION_PROMPT",
+    "PROMPT_VERSION",
+    "SUB_QUESTIONS_PROMPT",
+    "VERDICT_PREFIX",
+    "Answerable",
+    "BatchVerdict",
+    "BatchVerdicts",
+    "Claims",
+    "NumberedRelevance",
+    "Passage",
+    "PassageRenderer",
+    "QuotedSupport",
+    "Relevance",
+    "Relevances",
+    "SubQuestions",
+    "Support",
+    "TokenSupport",
+    "render_passages",
+    "response_format",
+]
+STATS = [
+    "WilcoxonResult",
+    "bootstrap_ci",
+    "mean",
+    "ranks",
+    "sign_flip_test",
+    "wilcoxon_signed_rank",
 ]
 
 
@@ -74,6 +118,19 @@ def test_public_api_is_pinned() -> None:
     assert sorted(ragrecall.__all__) == sorted(PUBLIC)
     for name in ragrecall.__all__:
         assert hasattr(ragrecall, name), name
+    for module, names in ((ragrecall.prompts, PROMPTS), (ragrecall.stats, STATS)):
+        assert sorted(module.__all__) == sorted(names)
+        assert all(hasattr(module, name) for name in names)
+
+
+def test_importing_ragrecall_leaves_the_local_judge_unloaded() -> None:
+    code = (
+        "import sys, ragrecall; "
+        "print(any(m.startswith(('ragrecall._local', 'xllamacpp')) for m in sys.modules)); "
+        "ragrecall.LocalJudge; print('ragrecall._local' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
 
 
 @pytest.mark.parametrize(
@@ -151,7 +208,7 @@ def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
     from langchain_openai import ChatOpenAI
 
     from ragrecall._judge.structured import response_format, structured
-    from ragrecall._prompts import Support
+    from ragrecall.prompts import Support
 
     fmt = response_format(Support)
     assert fmt is response_format(Support)  # built once

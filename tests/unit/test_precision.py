@@ -8,13 +8,17 @@ import pytest
 from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, fresh_cache, human
 
-from ragrecall import ContextRecall, evaluate
-from ragrecall._metrics.chunk_recall import ChunkRecall
+from ragrecall import (
+    ChunkRecall,
+    ContextRecall,
+    PrecisionResult,
+    QuestionRecall,
+    RecallPrecisionResult,
+    ResponseRecall,
+    RetrievalRecall,
+    evaluate,
+)
 from ragrecall._metrics.precision import ContextPrecision, RecallPrecision, average_precision
-from ragrecall._metrics.question_recall import QuestionRecall
-from ragrecall._metrics.response_recall import ResponseRecall
-from ragrecall._metrics.retrieval_recall import RetrievalRecall
-from ragrecall._schemas import PrecisionResult, RecallPrecisionResult
 
 SAMPLE: dict[str, Any] = {
     "user_input": "Tell me about the Eiffel Tower.",

@@ -7,9 +7,7 @@ from typing import Any
 from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, fresh_cache, human
 
-from ragrecall import ContextRecall
-from ragrecall._metrics.question_recall import QuestionRecall
-from ragrecall._schemas import QuestionRecallResult
+from ragrecall import ContextRecall, QuestionRecall, QuestionRecallResult
 
 QUESTION = "Which city has the Eiffel Tower and what year did the Eiffel Tower open?"
 SAMPLE = {

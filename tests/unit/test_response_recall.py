@@ -7,8 +7,7 @@ from typing import Any
 from fakes import ScriptedJudge, TextOnlyJudge, keyword_reply
 from family_fakes import fresh_cache
 
-from ragrecall import ContextRecall, evaluate
-from ragrecall._metrics.response_recall import ResponseRecall
+from ragrecall import ContextRecall, ResponseRecall, evaluate
 
 SAMPLE = {
     "user_input": "Tell me about the Eiffel Tower.",

@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from ragrecall import SampleError, evaluate
-from ragrecall._metrics.retrieval_recall import RetrievalRecall
-from ragrecall._schemas import RetrievalResult, Sample
+from ragrecall import RetrievalRecall, RetrievalResult, Sample, SampleError, evaluate
 
 # Relevant d1, d2, d5; retrieved d3 d1 d7 d2 d9: d1 at rank 2, d2 at rank 4, d5 missed.
 IDS = {

@@ -28,17 +28,20 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from .._errors import JudgeError
 from .._judge.drive import Call, Reply, Steps, ask
 from .._judge.structured import structured
-from .._prompts import (
+from .._schemas import Chunk, ClaimVerdict, Usage
+from ..prompts import (
     BATCHED_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
     VERDICT_PREFIX,
     BatchVerdicts,
+    Passage,
+    PassageRenderer,
     QuotedSupport,
     Support,
     TokenSupport,
+    render_passages,
 )
-from .._schemas import Chunk, ClaimVerdict, Usage
 from .evidence import best_sentence, instructs_judge, quote_in, quote_states, word_overlap
 
 __all__ = [
@@ -58,13 +61,6 @@ Verdict = Literal["json", "token"]
 
 # Tokens kept free in each window for instructions, the claim(s) and the reply.
 RESERVED_TOKENS = 600
-
-
-@dataclass(frozen=True)
-class Passage:
-    number: int
-    chunk: Chunk
-    text: str
 
 
 Window = list[Passage]
@@ -115,15 +111,6 @@ def _parts(text: str, budget: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def render(window: Window) -> str:
-    """Passages as delimited blocks; text that imitates a delimiter is defused."""
-    blocks = []
-    for p in window:
-        text = p.text.replace("<passage", "<_passage").replace("</passage", "</_passage")
-        blocks.append(f'<passage id="{p.number}">\n{text}\n</passage>')
-    return "\n".join(blocks)
-
-
 def attribution_chain(
     judge: BaseChatModel,
     strategy: Strategy = "per_claim",
@@ -170,6 +157,7 @@ def attribute(
     fallback_chain: Runnable[Any, Any] | None,
     decision: Decision,
     usage: Usage,
+    render: PassageRenderer = render_passages,
 ) -> Steps[list[ClaimVerdict]]:
     """One verdict per claim, in order. ``fallback_chain`` is the per-claim JSON chain used
     when a batched reply cannot be matched to the claims, or a verdict token cannot be read.

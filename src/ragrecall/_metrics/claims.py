@@ -17,8 +17,8 @@ from langchain_core.runnables import Runnable
 
 from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
-from .._prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
 from .._schemas import Usage
+from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
 from .evidence import split_sentences
 
 __all__ = ["ClaimCache", "ClaimMode", "clean_claims", "decompose", "decomposition_chain"]

@@ -11,8 +11,8 @@ from langchain_core.runnables import Runnable
 from .._deprecation import renamed
 from .._judge.drive import DEFAULT_TIMEOUT, Steps
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
-from .._prompts import DECOMPOSE_PROMPT
 from .._schemas import ClaimVerdict, RecallResult, Sample, Usage
+from ..prompts import DECOMPOSE_PROMPT, PassageRenderer, render_passages
 from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
@@ -57,6 +57,8 @@ class ContextRecall(Metric[RecallResult]):
             names them. Turn off for corpora whose text is about prompts themselves.
         cache: claim cache; ``cache_path`` makes a new one persisted in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
+        render_passages: how passages are shown to the judge (default
+            ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
     """
 
     name = "context_recall"
@@ -79,6 +81,7 @@ class ContextRecall(Metric[RecallResult]):
         window_tokens: int | None = None,
         decompose_prompt: ChatPromptTemplate = DECOMPOSE_PROMPT,
         attribution_prompt: ChatPromptTemplate | None = None,
+        render_passages: PassageRenderer = render_passages,
         max_retries: int = 3,
         timeout: float | None = DEFAULT_TIMEOUT,
         threshold: float | None = None,
@@ -107,6 +110,7 @@ class ContextRecall(Metric[RecallResult]):
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
         self.attribution_prompt = attribution_prompt
+        self.render_passages = render_passages
         self._chains: dict[str, Runnable[Any, Any]] = {}
 
     @classmethod
@@ -212,6 +216,7 @@ class ContextRecall(Metric[RecallResult]):
             fallback_chain=self._chain("fallback") if self._falls_back() else None,
             decision=self.decision,
             usage=usage,
+            render=self.render_passages,
         )
         return self._scored(claims, verdicts, note)
 

@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window
-from .._prompts import (
+from .._schemas import Chunk, Sample
+from ..prompts import (
     BATCHED_PROMPT,
     DECOMPOSE_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
     VERDICT_PREFIX,
+    render_passages,
 )
-from .._schemas import Chunk, Sample
-from .attribution import estimate_tokens, pack, render
+from .attribution import estimate_tokens, pack
 from .claims import clean_claims
 from .context_recall import ContextRecall
 from .evidence import split_sentences
@@ -166,7 +167,7 @@ def _estimate_recall(
         est.exact = False
         est.notes.add("contexts span several judge windows: calls are an upper bound")
     for window in windows:
-        passages = render(window)
+        passages = render_passages(window)
         if strategy == "batched":
             listed = "\n".join(f"{n}. {c}" for n, c in enumerate(claims, start=1))
             est.calls += repeats
