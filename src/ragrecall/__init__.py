@@ -26,8 +26,9 @@ from ._metrics.chunk_recall import ChunkRecall
 from ._metrics.claims import ClaimCache, decomposition_chain
 from ._metrics.context_recall import ContextRecall, default_claim_cache
 from ._metrics.evidence import split_sentences, word_overlap
-from ._metrics.precision import ContextPrecision, RecallPrecision
+from ._metrics.precision import ContextPrecision
 from ._metrics.question_recall import QuestionRecall
+from ._metrics.recall_precision import RecallPrecision
 from ._metrics.response_recall import ResponseRecall
 from ._metrics.retrieval_recall import RetrievalRecall
 from ._schemas import (

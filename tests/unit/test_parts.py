@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import ragrecall
+import ragrecall.adapters
 import ragrecall.prompts
 import ragrecall.stats
 from ragrecall import Chunk, JudgeError
@@ -118,7 +119,12 @@ def test_public_api_is_pinned() -> None:
     assert sorted(ragrecall.__all__) == sorted(PUBLIC)
     for name in ragrecall.__all__:
         assert hasattr(ragrecall, name), name
-    for module, names in ((ragrecall.prompts, PROMPTS), (ragrecall.stats, STATS)):
+    adapters = ["ReferenceBook", "References", "RunTree", "as_reference"]
+    for module, names in (
+        (ragrecall.prompts, PROMPTS),
+        (ragrecall.stats, STATS),
+        (ragrecall.adapters, adapters),
+    ):
         assert sorted(module.__all__) == sorted(names)
         assert all(hasattr(module, name) for name in names)
 

@@ -18,7 +18,8 @@ from ragrecall import (
     RetrievalRecall,
     evaluate,
 )
-from ragrecall._metrics.precision import ContextPrecision, RecallPrecision, average_precision
+from ragrecall import ContextPrecision, RecallPrecision
+from ragrecall._metrics.precision import average_precision
 
 SAMPLE: dict[str, Any] = {
     "user_input": "Tell me about the Eiffel Tower.",

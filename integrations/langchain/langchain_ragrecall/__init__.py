@@ -1,10 +1,11 @@
 """LangChain integration of ragrecall: context recall for retrievers, chains and LangSmith."""
 
+from ragrecall.adapters import References
+
 from ._callbacks import CapturedRetrieval, RecallCallbackHandler
 from ._documents import documents_to_chunks
 from ._embeddings import HashingEmbeddings
 from ._langsmith import RecallEvaluator
-from ._references import References
 from ._retriever import RecallRetriever, RetrieverStats
 from ._runnable import as_runnable
 

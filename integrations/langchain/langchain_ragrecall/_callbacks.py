@@ -21,9 +21,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 
 from ragrecall import EvaluationReport, Metric, RecallLogger, RecallResult, Sample, evaluate
+from ragrecall.adapters import ReferenceBook, References, RunTree, as_reference
 
 from ._documents import documents_to_chunks
-from ._references import ReferenceBook, References, as_reference
 
 __all__ = ["CapturedRetrieval", "RecallCallbackHandler"]
 
@@ -79,7 +79,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
         self.no_reference = 0
         self._lock = threading.Lock()
         self._retrievals: dict[UUID, CapturedRetrieval] = {}
-        self._parents: dict[UUID, UUID | None] = {}
+        self._runs: RunTree[UUID] = RunTree()
 
     # -- reading what was captured ---------------------------------------------------------
 
@@ -104,7 +104,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
     def clear(self) -> None:
         with self._lock:
             self._retrievals.clear()
-            self._parents.clear()
+            self._runs.clear()
             self.no_reference = 0
 
     # -- scoring ---------------------------------------------------------------------------
@@ -162,8 +162,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        with self._lock:
-            self._parents[run_id] = parent_run_id
+        self._runs.enter(run_id, parent_run_id)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._forget(run_id)
@@ -186,8 +185,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        with self._lock:
-            self._parents[run_id] = parent_run_id
+        self._runs.enter(run_id, parent_run_id)
 
     def on_retriever_start(
         self,
@@ -199,12 +197,12 @@ class RecallCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        self._runs.enter(run_id, parent_run_id)
         with self._lock:
-            self._parents[run_id] = parent_run_id
             self._retrievals[run_id] = CapturedRetrieval(
                 run_id=run_id,
                 parent_run_id=parent_run_id,
-                root_run_id=self._root(run_id),
+                root_run_id=self._runs.root(run_id),
                 name=kwargs.get("name") or (serialized or {}).get("name"),
                 query=query,
                 nested=parent_run_id in self._retrievals,
@@ -225,7 +223,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
                 started = CapturedRetrieval(run_id, parent_run_id, run_id, None, "")
             done = replace(started, documents=list(documents))
             self._retrievals[run_id] = done
-            self._parents.pop(run_id, None)
+        self._runs.leave(run_id)
         if self.logger is not None and not done.nested:
             self._submit(done)
 
@@ -241,24 +239,13 @@ class RecallCallbackHandler(BaseCallbackHandler):
             started = self._retrievals.get(run_id)
             if started is not None:
                 self._retrievals[run_id] = replace(started, error=repr(error))
-            self._parents.pop(run_id, None)
+        self._runs.leave(run_id)
 
     # -- helpers ---------------------------------------------------------------------------
 
     def _forget(self, run_id: UUID) -> None:
         """Parent links are needed only while a run is in flight (its retrievers start)."""
-        with self._lock:
-            self._parents.pop(run_id, None)
-
-    def _root(self, run_id: UUID) -> UUID:
-        """Follow parent links up (under the lock); an unknown parent counts as the root."""
-        node = run_id
-        for _ in range(1000):
-            parent = self._parents.get(node)
-            if parent is None:
-                return node
-            node = parent
-        return node
+        self._runs.leave(run_id)
 
     def _reference(self, retrieval: CapturedRetrieval, book: ReferenceBook) -> Sample | None:
         reference = as_reference(retrieval.query, retrieval.reference)

@@ -36,9 +36,9 @@ from ragrecall import (
     Sample,
     Sink,
 )
+from ragrecall.adapters import ReferenceBook, References, as_reference
 
 from ._documents import documents_to_chunks
-from ._references import ReferenceBook, References, as_reference
 
 __all__ = ["RecallRetriever", "RetrieverStats"]
 

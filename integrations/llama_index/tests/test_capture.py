@@ -156,6 +156,15 @@ def test_references_from_a_callable_with_sample_fields(
     assert capture.skipped == 1
 
 
+def test_references_match_as_in_langchain_case_and_whitespace_folded(
+    query_engine: BaseQueryEngine, seen: list[RecallRecord]
+) -> None:
+    logger = RecallLogger([recall()], [CallableSink(seen.append)])
+    with logger, RecallCapture(logger, {"what  colour are BANANAS?": "Bananas are yellow."}):
+        query_engine.query("What colour are bananas?")
+    assert [r.reference for r in seen] == ["Bananas are yellow."]
+
+
 def test_scoring_happens_off_the_query_path(
     query_engine: BaseQueryEngine, references: dict[str, str], seen: list[RecallRecord]
 ) -> None:

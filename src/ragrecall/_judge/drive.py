@@ -15,7 +15,7 @@ import random
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -73,7 +73,6 @@ class Reply:
 
     parsed: BaseModel
     raw: AIMessage | None
-    usage: Usage = field(default_factory=Usage)
 
 
 def ask(call: Call, usage: Usage, check: Callable[[Any], None] | None = None) -> Steps[Reply]:

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import filelock
 import platformdirs
 
 from .._errors import ModelIntegrityError
@@ -119,16 +120,7 @@ def _write_stamp(path: Path, spec: ModelSpec) -> None:
 
 @contextmanager
 def lock(path: Path) -> Iterator[None]:
-    """An exclusive lock across processes: filelock when installed, else flock (POSIX)."""
-    try:
-        import filelock
-    except ImportError:
-        import fcntl
-
-        with path.open("a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            yield  # closing the file releases the lock
-        return
+    """An exclusive lock across processes."""
     with filelock.FileLock(path):
         yield
 

@@ -23,8 +23,9 @@ from .._judge.drive import DEFAULT_TIMEOUT, Steps
 from .._judge.resolve import JudgeLike
 from .._schemas import ChunkRecallResult, ChunkVerdict, Sample, Usage
 from .base import Metric
+from .chunk_judged import ChunkStrategy, chunk_strategy
 from .claims import ClaimCache
-from .precision import ChunkStrategy, ContextPrecision, chunk_strategy
+from .precision import ContextPrecision
 from .response_recall import ResponseRecall
 
 __all__ = ["ChunkRecall"]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +42,8 @@ from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 from pydantic import PrivateAttr
 
-from ragrecall import RecallLogger
+from ragrecall import RecallLogger, Sample
+from ragrecall.adapters import ReferenceBook, References, RunTree
 
 from ._nodes import chunks_from_nodes, source_nodes
 
@@ -51,9 +51,9 @@ __all__ = ["RecallCapture", "ReferenceLookup"]
 
 log = logging.getLogger("ragrecall")
 
-# A reference answer, or Sample fields such as {"reference": ..., "reference_ids": [...]}.
-Reference = str | Mapping[str, Any]
-ReferenceLookup = Mapping[str, Reference] | Callable[[str], Reference | None]
+# Query -> reference answer, or Sample fields such as {"reference": ..., "reference_ids": [...]}:
+# a mapping, a callable, or a dataset (ragrecall.adapters.References).
+ReferenceLookup = References
 
 
 @dataclass
@@ -72,7 +72,8 @@ class RecallCapture:
         logger: a ragrecall ``RecallLogger`` (its metrics and sinks decide what is scored and
             where records go).
         references: query text -> reference answer (or a mapping of Sample fields), as a
-            mapping or a callable returning None when unknown.
+            mapping, a callable returning None when unknown, or a dataset with questions and
+            references. Queries match exactly, then with case and whitespace folded.
 
     Use as a context manager (attach on enter, detach and flush the logger on exit), or call
     ``attach()`` / ``detach()``. Records carry the query span's id as ``run_id``.
@@ -80,11 +81,11 @@ class RecallCapture:
 
     def __init__(self, logger: RecallLogger, references: ReferenceLookup) -> None:
         self.logger = logger
-        self.references = references
+        self.references = ReferenceBook(references)
         self.submitted = 0
         self.skipped = 0  # queries without a known reference
         self._lock = threading.Lock()
-        self._parents: dict[str, str | None] = {}
+        self._spans_open: RunTree[str] = RunTree()
         self._open: dict[str, _Open] = {}
         self._events = _EventHandler()
         self._events._capture = self
@@ -112,7 +113,7 @@ class RecallCapture:
         self._dispatcher = None
         with self._lock:
             self._open.clear()
-            self._parents.clear()
+        self._spans_open.clear()
 
     def __enter__(self) -> RecallCapture:
         return self.attach()
@@ -124,12 +125,11 @@ class RecallCapture:
     # -- span tree --------------------------------------------------------------------------
 
     def _enter(self, span_id: str, parent_id: str | None) -> None:
-        with self._lock:
-            self._parents[span_id] = parent_id
+        self._spans_open.enter(span_id, parent_id)
 
     def _leave(self, span_id: str, err: BaseException | None) -> None:
+        self._spans_open.leave(span_id)
         with self._lock:
-            self._parents.pop(span_id, None)
             failed = self._open.pop(span_id, None)
         if failed is not None and failed.nodes:
             error = f"{type(err).__name__}: {err}" if err else "the span ended early"
@@ -137,11 +137,9 @@ class RecallCapture:
 
     def _root(self, span_id: str | None) -> str | None:
         """The open query or top-level retrieval at or above ``span_id`` (lock held)."""
-        while span_id is not None:
-            if span_id in self._open:
-                return span_id
-            span_id = self._parents.get(span_id)
-        return None
+        if span_id is None:
+            return None
+        return next((s for s in self._spans_open.ancestors(span_id) if s in self._open), None)
 
     # -- events -----------------------------------------------------------------------------
 
@@ -184,28 +182,22 @@ class RecallCapture:
         response: str | None,
         extra: dict[str, Any],
     ) -> None:
-        reference = self._reference(item.query)
+        reference = self.references.lookup(item.query)
         if reference is None:
             with self._lock:
                 self.skipped += 1
             return
         chunks = chunks_from_nodes(nodes)
-        sample: dict[str, Any] = {
-            "user_input": item.query,
-            "response": response,
-            "retrieved_contexts": chunks,
-            "retrieved_ids": [c.id for c in chunks],
-        }
-        sample.update({"reference": reference} if isinstance(reference, str) else reference)
+        sample: Sample = reference.model_copy(
+            update={
+                "response": response,
+                "retrieved_contexts": chunks,
+                "retrieved_ids": [c.id for c in chunks],
+            }
+        )
         self.logger.submit(sample, run_id=span_id, extra={"kind": item.kind, **extra})
         with self._lock:
             self.submitted += 1
-
-    def _reference(self, query: str) -> Reference | None:
-        if isinstance(self.references, Mapping):
-            found = self.references.get(query)
-            return found if found is not None else self.references.get(query.strip())
-        return self.references(query)
 
 
 def _query_str(query: QueryType | None) -> str:

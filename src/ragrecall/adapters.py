@@ -1,4 +1,5 @@
-"""Where the reference answer for a query comes from.
+"""Building blocks the LangChain and LlamaIndex adapters share: where a query's reference
+comes from, and which run a retrieval belongs to.
 
 ``References`` is a mapping ``query -> reference``, a dataset of samples (a list of dicts or
 Samples, a DataFrame, a .jsonl/.json/.csv/.parquet path: anything ``ragrecall.load_samples``
@@ -9,12 +10,17 @@ Sample that may also carry ``reference_claims`` (which skips decomposition).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Generic, TypeAlias, TypeVar
 
-from ragrecall import Sample, load_samples
+from ._data import load_samples
+from ._schemas import Sample
 
-__all__ = ["ReferenceBook", "References", "as_reference"]
+__all__ = ["ReferenceBook", "References", "RunTree", "as_reference"]
+
+# The reference-side fields a reference may carry besides the answer itself.
+_REFERENCE_FIELDS = ("reference_claims", "reference_ids", "reference_contexts", "relevance")
 
 References: TypeAlias = (
     Mapping[str, Any]
@@ -43,16 +49,13 @@ def as_reference(query: str, value: Any) -> Sample | None:
         raise TypeError(f"a reference is a string, dict or Sample, not {type(value).__name__}")
     if not (sample.reference or "").strip() and not sample.reference_claims:
         return None
-    return Sample(
-        user_input=query,
-        reference=sample.reference,
-        reference_claims=sample.reference_claims,
-        reference_ids=sample.reference_ids,
-    )
+    fields = {name: getattr(sample, name) for name in _REFERENCE_FIELDS}
+    return Sample(user_input=query, reference=sample.reference, **fields)
 
 
 class ReferenceBook:
-    """Looks up references by query: exact match first, then whitespace- and case-insensitive."""
+    """Looks up references by query: exact match first, then whitespace- and case-insensitive
+    (the one rule both adapters use)."""
 
     def __init__(self, source: References | None):
         self._fn: Callable[[str], Any] | None = None
@@ -85,3 +88,43 @@ class ReferenceBook:
         if value is None:
             value = self._loose.get(_norm(query))
         return as_reference(query, value)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class RunTree(Generic[K]):
+    """Parent links of the runs (LangChain) or spans (LlamaIndex) in flight, thread-safe.
+
+    A link is kept from a run's start to its end; ``ancestors`` walks up from a run through the
+    parents still known (an unknown parent ends the walk)."""
+
+    def __init__(self) -> None:
+        self._parents: dict[K, K | None] = {}
+        self.lock = threading.RLock()
+
+    def enter(self, run: K, parent: K | None) -> None:
+        with self.lock:
+            self._parents[run] = parent
+
+    def leave(self, run: K) -> None:
+        with self.lock:
+            self._parents.pop(run, None)
+
+    def clear(self) -> None:
+        with self.lock:
+            self._parents.clear()
+
+    def ancestors(self, run: K) -> list[K]:
+        """``run``, its parent, its parent's parent, ... (at most 1,000: a cycle ends there)."""
+        chain: list[K] = []
+        node: K | None = run
+        with self.lock:
+            while node is not None and len(chain) < 1000:
+                chain.append(node)
+                node = self._parents.get(node)
+        return chain
+
+    def root(self, run: K) -> K:
+        """The outermost known ancestor of ``run`` (``run`` itself when it has no parent)."""
+        return self.ancestors(run)[-1]
