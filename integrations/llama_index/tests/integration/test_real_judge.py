@@ -14,7 +14,7 @@ from ragrecall import JudgeModelError, resolve_model
 
 pytestmark = pytest.mark.judge
 
-NOTEBOOK = Path(__file__).resolve().parents[3] / "notebooks" / "llamaindex_quickstart.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[4] / "notebooks" / "llamaindex_quickstart.ipynb"
 
 
 @pytest.fixture(scope="module", autouse=True)
