@@ -45,7 +45,7 @@ from _common import (
 )
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from rapidfuzz import fuzz
 
 from ragrecall import ContextRecall, EvaluationReport, evaluate, split_sentences, structured
@@ -60,14 +60,6 @@ def claim_prompt(system: str) -> ChatPromptTemplate:
         ("human", "Passages:\n{passages}\n\nClaim: {claim}"),
         MessagesPlaceholder("retry", optional=True),
     ])
-
-
-class QuoteFirst(BaseModel):
-    """Evidence first: the judge copies the words, then decides."""
-
-    quote: str = Field(description="Exact words of a passage stating the claim; empty if none.")
-    passage: int = Field(description="Number of that passage; 0 if none.")
-    supported: bool = Field(description="true only if the quoted words state the claim.")
 
 
 QUOTE_FIRST_PROMPT = claim_prompt(
@@ -103,11 +95,19 @@ def reply_variant(prompt: ChatPromptTemplate, schema: type[BaseModel],
     return Variant
 
 
-class PassageFirst(BaseModel):
-    """The judge names the passage, then decides (the default schema, fields swapped)."""
-
-    passage: int = Field(description="Number of the passage that states the claim; 0 if none.")
-    supported: bool = Field(description="true only if that passage states the claim.")
+# Reply schemas of two experiments: evidence first (the judge copies the words, then decides),
+# and the default schema with its fields swapped (the judge names the passage, then decides).
+QuoteFirst = create_model(
+    "QuoteFirst",
+    quote=(str, Field(description="Exact words of a passage stating the claim; empty if none.")),
+    passage=(int, Field(description="Number of that passage; 0 if none.")),
+    supported=(bool, Field(description="true only if the quoted words state the claim.")),
+)
+PassageFirst = create_model(
+    "PassageFirst",
+    passage=(int, Field(description="Number of the passage that states the claim; 0 if none.")),
+    supported=(bool, Field(description="true only if that passage states the claim.")),
+)
 
 
 PASSAGE_FIRST_PROMPT = claim_prompt(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -18,9 +19,10 @@ from ._metrics.repeats import combine_runs
 from ._progress import progress
 from ._schemas import RecallResult, Sample, Usage
 
-__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "evaluate"]
+__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "blocking", "evaluate"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class EvaluationReport(BaseModel):
@@ -67,7 +69,7 @@ class EvaluationReport(BaseModel):
         return pd.DataFrame(rows)
 
 
-def evaluate(
+async def aevaluate(
     dataset: Any,
     metrics: Sequence[Metric[RecallResult]] | None = None,
     *,
@@ -85,33 +87,8 @@ def evaluate(
     never stop the batch. ``concurrency`` defaults to the judge's slots (local) or 8.
     ``max_retries`` and ``timeout`` override every metric's own when given. ``repeats``
     judges each sample that many times: ``score`` is the mean, ``runs`` each run's score.
+    ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin.
     """
-    return _run_blocking(
-        aevaluate(
-            dataset,
-            metrics,
-            column_map=column_map,
-            concurrency=concurrency,
-            max_retries=max_retries,
-            timeout=timeout,
-            repeats=repeats,
-            show_progress=show_progress,
-        )
-    )
-
-
-async def aevaluate(
-    dataset: Any,
-    metrics: Sequence[Metric[RecallResult]] | None = None,
-    *,
-    column_map: Mapping[str, str] | None = None,
-    concurrency: int | None = None,
-    max_retries: int | None = None,
-    timeout: float | None = None,
-    repeats: int = 1,
-    show_progress: bool | None = None,
-) -> EvaluationReport:
-    """Async ``evaluate``."""
     start = time.perf_counter()
     samples = load_samples(dataset, column_map)
     metrics = list(metrics) if metrics else [ContextRecall()]
@@ -134,6 +111,22 @@ async def aevaluate(
     return EvaluationReport(
         samples=samples, results=final, usage=usage, elapsed_s=time.perf_counter() - start
     )
+
+
+def blocking(coroutine: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """The blocking twin of the coroutine function ``coroutine``, run on ragrecall's one
+    long-lived loop (so it works inside notebooks, and async clients stay bound to a live
+    loop across calls)."""
+
+    @functools.wraps(coroutine)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return _run_blocking(coroutine(*args, **kwargs))
+
+    return run
+
+
+evaluate = blocking(aevaluate)
+evaluate.__name__ = evaluate.__qualname__ = "evaluate"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ log = logging.getLogger("ragrecall")
 
 @dataclass
 class LoggerStats:
+    """What the logger did with the samples handed to it, counted as it goes."""
+
     submitted: int = 0
     written: int = 0
     dropped: int = 0

@@ -1,5 +1,6 @@
 """Building blocks the LangChain and LlamaIndex adapters share: where a query's reference
-comes from, and which run a retrieval belongs to.
+comes from, which run a retrieval belongs to, and ``blocking`` (the sync twin of a coroutine
+function, run on the loop ``ragrecall.evaluate`` uses).
 
 ``References`` is a mapping ``query -> reference``, a dataset of samples (a list of dicts or
 Samples, a DataFrame, a .jsonl/.json/.csv/.parquet path: anything ``ragrecall.load_samples``
@@ -15,9 +16,10 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from ._data import load_samples
+from ._evaluate import blocking
 from ._schemas import Sample
 
-__all__ = ["ReferenceBook", "References", "RunTree", "as_reference"]
+__all__ = ["ReferenceBook", "References", "RunTree", "as_reference", "blocking"]
 
 # The reference-side fields a reference may carry besides the answer itself.
 _REFERENCE_FIELDS = ("reference_claims", "reference_ids", "reference_contexts", "relevance")

@@ -266,9 +266,7 @@ PRECISION_BATCHED_PROMPT = ChatPromptTemplate.from_messages(
 class SubQuestions(BaseModel):
     """The sub-questions a full answer to a question must cover."""
 
-    questions: list[str] = Field(
-        description="Self-contained sub-questions, one piece of information each."
-    )
+    questions: list[str] = Field(description="Self-contained sub-questions, one fact each.")
 
 
 class Answerable(BaseModel):

@@ -11,13 +11,12 @@ import signal
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel, Field
 
-from ragrecall import DEFAULT_MODEL, JudgeModelError, LocalJudge, resolve_model
+from ragrecall import DEFAULT_MODEL, LocalJudge
 
 pytestmark = pytest.mark.judge
 
@@ -42,15 +41,10 @@ def ask(claim: str) -> list[tuple[str, str]]:
     return [("system", SYSTEM), ("user", f"Chunks:\n{CHUNKS}\n\nClaim: {claim}")]
 
 
-@pytest.fixture(scope="module")
-def judge() -> Iterator[LocalJudge]:
-    try:
-        resolve_model()
-    except JudgeModelError as exc:
-        pytest.skip(f"no judge model: {exc}")
-    judge = LocalJudge(slots=2, context_window=2048)
-    yield judge
-    judge._server.stop()
+@pytest.fixture
+def judge(local_judge: LocalJudge) -> LocalJudge:
+    """The session's embedded judge (conftest.py), which these tests kill and restart."""
+    return local_judge
 
 
 def test_supported_and_unsupported_claims(judge: LocalJudge) -> None:

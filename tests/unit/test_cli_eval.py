@@ -237,16 +237,7 @@ def test_budget_stops_submitting_keeps_what_finished_and_resume_completes(
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(8))
     out = tmp_path / "r.jsonl"
-    common: list[str | Path] = [
-        data,
-        *KEYWORD,
-        "--claims",
-        "sentences",
-        "--out",
-        out,
-        "--concurrency",
-        "1",
-    ]
+    common = [data, *KEYWORD, "--claims", "sentences", "--out", out, "--concurrency", "1"]
     assert run(*common, "--max-calls", "3") == 3
     assert "stopped at the budget" in capsys.readouterr().out
     assert len(read_records(out)) == 3  # one batched call per sample, nothing in flight

@@ -81,14 +81,12 @@ def leftovers() -> list[str]:
 
 
 def test_public_names() -> None:
+    # fmt: off
     assert local.__all__ == [
-        "DEFAULT_MODEL",
-        "LocalJudge",
-        "ModelInfo",
-        "ModelSpec",
-        "resolve_model",
+        "DEFAULT_MODEL", "LocalJudge", "ModelInfo", "ModelSpec", "resolve_model",
         "shutdown_servers",
     ]
+    # fmt: on
     assert local.DEFAULT_MODEL.size == 1_117_320_768
     assert local.DEFAULT_MODEL.id == "qwen2.5-coder-1.5b-instruct-q4_k_m"
 

@@ -17,109 +17,43 @@ from ragrecall._judge.structured import extract_json
 from ragrecall._metrics.attribution import pack
 from ragrecall._metrics.evidence import best_sentence, quote_in, split_sentences
 
+# fmt: off
 PUBLIC = [
-    "CallableSink",
-    "Chunk",
-    "ChunkRecall",
-    "ChunkRecallResult",
-    "ChunkRelevance",
-    "ChunkVerdict",
-    "ClaimCache",
-    "ClaimVerdict",
-    "ContextPrecision",
-    "ContextRecall",
-    "Decision",
-    "DEFAULT_MODEL",
-    "EvaluationReport",
-    "JsonlSink",
-    "JudgeError",
-    "JudgeInfo",
-    "JudgeModelError",
-    "JudgeRateLimitError",
-    "LangSmithSink",
-    "LocalJudge",
-    "LoggerStats",
-    "Metric",
-    "ModelInfo",
-    "ModelIntegrityError",
-    "Policy",
-    "PrecisionResult",
-    "QuestionRecall",
-    "QuestionRecallResult",
-    "RagrecallError",
-    "RecallLogger",
-    "RecallPrecision",
-    "RecallPrecisionResult",
-    "RecallRecord",
-    "RecallResult",
-    "RelevantItem",
-    "ResponseRecall",
-    "RetrievalRecall",
-    "RetrievalResult",
-    "SQLiteSink",
-    "Sample",
-    "SampleError",
-    "ScoredSample",
-    "Sink",
-    "SubQuestionVerdict",
-    "Usage",
-    "aevaluate",
-    "astream",
-    "attribution_chain",
-    "decomposition_chain",
-    "default_claim_cache",
-    "evaluate",
-    "load_samples",
-    "resolve_judge",
-    "resolve_model",
-    "split_sentences",
-    "structured",
-    "word_overlap",
-    "__version__",
+    "CallableSink", "Chunk", "ChunkRecall", "ChunkRecallResult", "ChunkRelevance", "ChunkVerdict",
+    "ClaimCache", "ClaimVerdict", "ContextPrecision", "ContextRecall", "Decision", "DEFAULT_MODEL",
+    "EvaluationReport", "JsonlSink", "JudgeError", "JudgeInfo", "JudgeModelError",
+    "JudgeRateLimitError", "LangSmithSink", "LocalJudge", "LoggerStats", "Metric", "ModelInfo",
+    "ModelIntegrityError", "Policy", "PrecisionResult", "QuestionRecall", "QuestionRecallResult",
+    "RagrecallError", "RecallLogger", "RecallPrecision", "RecallPrecisionResult", "RecallRecord",
+    "RecallResult", "RelevantItem", "ResponseRecall", "RetrievalRecall", "RetrievalResult",
+    "SQLiteSink", "Sample", "SampleError", "ScoredSample", "Sink", "SubQuestionVerdict", "Usage",
+    "aevaluate", "astream", "attribution_chain", "decomposition_chain", "default_claim_cache",
+    "evaluate", "load_samples", "resolve_judge", "resolve_model", "split_sentences", "structured",
+    "word_overlap", "__version__",
 ]
+# fmt: on
 
+# fmt: off
 PROMPTS = [
-    "ANSWERABLE_PROMPT",
-    "BATCHED_PROMPT",
-    "DECOMPOSE_PROMPT",
-    "PER_CLAIM_PROMPT",
-    "PER_CLAIM_QUOTE_PROMPT",
-    "PRECISION_BATCHED_PROMPT",
-    "PRECISION_PROMPT",
-    "PROMPT_VERSION",
-    "SUB_QUESTIONS_PROMPT",
-    "VERDICT_PREFIX",
-    "Answerable",
-    "BatchVerdict",
-    "BatchVerdicts",
-    "Claims",
-    "NumberedRelevance",
-    "Passage",
-    "PassageRenderer",
-    "QuotedSupport",
-    "Relevance",
-    "Relevances",
-    "SubQuestions",
-    "Support",
-    "TokenSupport",
-    "render_passages",
-    "response_format",
+    "ANSWERABLE_PROMPT", "BATCHED_PROMPT", "DECOMPOSE_PROMPT", "PER_CLAIM_PROMPT",
+    "PER_CLAIM_QUOTE_PROMPT", "PRECISION_BATCHED_PROMPT", "PRECISION_PROMPT", "PROMPT_VERSION",
+    "SUB_QUESTIONS_PROMPT", "VERDICT_PREFIX", "Answerable", "BatchVerdict", "BatchVerdicts",
+    "Claims", "NumberedRelevance", "Passage", "PassageRenderer", "QuotedSupport", "Relevance",
+    "Relevances", "SubQuestions", "Support", "TokenSupport", "render_passages", "response_format",
 ]
+# fmt: on
+# fmt: off
 STATS = [
-    "WilcoxonResult",
-    "bootstrap_ci",
-    "mean",
-    "ranks",
-    "sign_flip_test",
-    "wilcoxon_signed_rank",
+    "WilcoxonResult", "bootstrap_ci", "mean", "ranks", "sign_flip_test", "wilcoxon_signed_rank",
 ]
+# fmt: on
 
 
 def test_public_api_is_pinned() -> None:
     assert sorted(ragrecall.__all__) == sorted(PUBLIC)
     for name in ragrecall.__all__:
         assert hasattr(ragrecall, name), name
-    adapters = ["ReferenceBook", "References", "RunTree", "as_reference"]
+    adapters = ["ReferenceBook", "References", "RunTree", "as_reference", "blocking"]
     for module, names in (
         (ragrecall.prompts, PROMPTS),
         (ragrecall.stats, STATS),

@@ -10,15 +10,16 @@ from family_fakes import family_reply, fresh_cache, human
 
 from ragrecall import (
     ChunkRecall,
+    ContextPrecision,
     ContextRecall,
     PrecisionResult,
     QuestionRecall,
+    RecallPrecision,
     RecallPrecisionResult,
     ResponseRecall,
     RetrievalRecall,
     evaluate,
 )
-from ragrecall import ContextPrecision, RecallPrecision
 from ragrecall._metrics.precision import average_precision
 
 SAMPLE: dict[str, Any] = {

@@ -42,17 +42,19 @@ from ._documents import documents_to_chunks
 
 __all__ = ["RecallRetriever", "RetrieverStats"]
 
-log = logging.getLogger("ragrecall")
-
-
 @dataclass
 class RetrieverStats:
-    """Counts of retrievals: scored means handed to the logger (see ``logger.stats``)."""
+    """Counts of retrievals: ``submitted`` ones were handed to the logger (its own ``stats``
+    say what was scored and written); ``no_reference`` ones had no known reference; ``errors``
+    counts retrievals whose sample could not be built."""
 
     retrievals: int = 0
     submitted: int = 0
     no_reference: int = 0
     errors: int = 0
+
+
+log = logging.getLogger("ragrecall")
 
 
 class RecallRetriever(BaseRetriever):

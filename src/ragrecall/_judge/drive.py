@@ -14,9 +14,9 @@ import email.utils
 import random
 import threading
 import time
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
@@ -125,40 +125,51 @@ def _add_usage(usage: Usage, raw: Any) -> None:
     usage.cached_tokens += int((meta.get("input_token_details") or {}).get("cache_read") or 0)
 
 
+class _Driver(Generic[T]):
+    """Iterates over the calls ``steps`` yields; each call's ``reply`` or ``error``, set by the
+    caller, is sent back before the next call is taken. ``result``: what ``steps`` returned."""
+
+    def __init__(self, steps: Steps[T]):
+        self.steps = steps
+        self.reply: Any = None
+        self.error: BaseException | None = None
+        self.result: T
+
+    def __iter__(self) -> Iterator[Call]:
+        while True:
+            try:
+                call = self.steps.throw(self.error) if self.error else self.steps.send(self.reply)
+            except StopIteration as stop:
+                self.result = stop.value
+                return
+            self.reply, self.error = None, None
+            yield call
+
+
 def run_sync(steps: Steps[T], policy: Policy) -> T:
     """Drive ``steps`` with blocking calls, each under ``policy.timeout``."""
-    reply: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            call = steps.throw(error) if error else steps.send(reply)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        reply, error = None, None
+    driver = _Driver(steps)
+    for call in driver:
         try:
             for attempt in Retrying(**_retry_args(policy)):
                 with attempt:
-                    reply = _invoke_within(call, policy.timeout)
+                    driver.reply = _invoke_within(call, policy.timeout)
         except Exception as exc:
-            error = exc
+            driver.error = exc
+    return driver.result
 
 
 async def run_async(steps: Steps[T], policy: Policy) -> T:
     """Drive ``steps`` with awaited calls, each under ``policy.timeout``."""
-    reply: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            call = steps.throw(error) if error else steps.send(reply)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        reply, error = None, None
+    driver = _Driver(steps)
+    for call in driver:
         try:
             async for attempt in AsyncRetrying(**_retry_args(policy)):
                 with attempt:
-                    reply = await _within(call.runnable.ainvoke(call.input), policy.timeout)
+                    driver.reply = await _within(call.runnable.ainvoke(call.input), policy.timeout)
         except Exception as exc:
-            error = exc
+            driver.error = exc
+    return driver.result
 
 
 def _invoke_within(call: Call, timeout: float | None) -> Any:

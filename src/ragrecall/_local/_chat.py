@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import openai
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
@@ -80,27 +79,17 @@ class LocalJudge(ChatOpenAI):
     def slots(self) -> int:
         return self._server.config.slots
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         self._server.ensure_running()
-        result = super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        result = super()._generate(messages, *args, **kwargs)
         self._server.mark_ok()
         return result
 
     async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: list[BaseMessage], *args: Any, **kwargs: Any
     ) -> ChatResult:
         await asyncio.to_thread(self._server.ensure_running)
-        result = await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        result = await super()._agenerate(messages, *args, **kwargs)
         self._server.mark_ok()
         return result
 

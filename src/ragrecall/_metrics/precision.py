@@ -40,8 +40,7 @@ class ContextPrecision(ChunkJudgedMetric[PrecisionResult]):
         strategy: ``"per_chunk"``, ``"batched"`` or ``"auto"``, as in ChunkRecall.
         prompt, batched_prompt: replace ``PRECISION_PROMPT`` / ``PRECISION_BATCHED_PROMPT``.
         window_tokens: judge window for packing chunks; default from the judge.
-        render_passages: how passages are shown to the judge (default
-            ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
+        render_passages: replaces ``ragrecall.prompts.render_passages``.
     """
 
     name = "context_precision"

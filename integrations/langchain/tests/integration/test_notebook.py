@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from notebooks import run_notebook
 from ragrecall import JudgeModelError, resolve_model
 
 NOTEBOOK = Path(__file__).parents[4] / "notebooks" / "langchain_quickstart.ipynb"
@@ -18,17 +19,7 @@ def test_quickstart_notebook_runs_and_logs_recall(tmp_path: Path) -> None:
         resolve_model()  # the notebook's ContextRecall() finds the model as users do
     except JudgeModelError as exc:
         pytest.skip(f"no judge model: {exc}")
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(
-        notebook,
-        timeout=600,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},  # the kernel's working directory
-    )
-    client.execute()
-    nbformat.write(notebook, tmp_path / NOTEBOOK.name)  # executed, for a look after a failure
+    notebook = run_notebook(NOTEBOOK, cwd=tmp_path)
 
     lines = (tmp_path / "langchain_quickstart_records.jsonl").read_text().splitlines()
     records = {r["query"]: r for r in map(json.loads, lines)}

@@ -2,17 +2,12 @@
 
 import langchain_ragrecall
 
+# fmt: off
 EXPECTED = [
-    "CapturedRetrieval",
-    "HashingEmbeddings",
-    "RecallCallbackHandler",
-    "RecallEvaluator",
-    "RecallRetriever",
-    "References",
-    "RetrieverStats",
-    "as_runnable",
-    "documents_to_chunks",
+    "CapturedRetrieval", "HashingEmbeddings", "RecallCallbackHandler", "RecallEvaluator",
+    "RecallRetriever", "References", "RetrieverStats", "as_runnable", "documents_to_chunks",
 ]
+# fmt: on
 
 
 def test_all_is_pinned() -> None:

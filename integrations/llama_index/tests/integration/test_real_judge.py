@@ -10,6 +10,7 @@ import pytest
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.evaluation.ragrecall import ContextRecallEvaluator
 
+from notebooks import run_notebook
 from ragrecall import JudgeModelError, resolve_model
 
 pytestmark = pytest.mark.judge
@@ -42,16 +43,7 @@ def test_default_evaluator_on_a_real_query_engine(query_engine: BaseQueryEngine)
 
 
 def test_quickstart_notebook_runs_offline() -> None:
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(
-        notebook,
-        timeout=600,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
-    )
-    client.execute()
+    notebook = run_notebook(NOTEBOOK, cwd=NOTEBOOK.parent)
     summary_cell = next(c for c in notebook.cells if "summary" in c.metadata.get("tags", []))
     text = "".join(o.get("text", "") for o in summary_cell.outputs if o.output_type == "stream")
     summary = json.loads(text.strip().splitlines()[-1])

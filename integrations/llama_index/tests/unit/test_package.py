@@ -18,26 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_public_names() -> None:
+    # fmt: off
     assert package.__all__ == [
-        "ChunkRecallEvaluator",
-        "ContextPrecisionEvaluator",
-        "ContextRecallEvaluator",
-        "JudgeSpec",
-        "LlamaIndexJudge",
-        "Measure",
-        "QuestionRecallEvaluator",
-        "RecallCapture",
-        "RecallEvaluationResult",
-        "RecallEvaluator",
-        "RecallPrecisionEvaluator",
-        "ReferenceLookup",
-        "ResponseRecallEvaluator",
-        "RetrievalRecallMetric",
-        "aevaluate_query_engine",
-        "as_judge",
-        "chunks_from_nodes",
-        "evaluate_query_engine",
+        "ChunkRecallEvaluator", "ContextPrecisionEvaluator", "ContextRecallEvaluator", "JudgeSpec",
+        "LlamaIndexJudge", "Measure", "QuestionRecallEvaluator", "RecallCapture",
+        "RecallEvaluationResult", "RecallEvaluator", "RecallPrecisionEvaluator", "ReferenceLookup",
+        "ResponseRecallEvaluator", "RetrievalRecallMetric", "aevaluate_query_engine", "as_judge",
+        "chunks_from_nodes", "evaluate_query_engine",
     ]
+    # fmt: on
     assert all(hasattr(package, name) for name in package.__all__)
 
 

@@ -7,56 +7,17 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 
 import ragrecall
 from ragrecall import ContextRecall, EvaluationReport, Metric, RecallResult, Sample, Usage
+from ragrecall.adapters import blocking
 
 from ._nodes import chunks_from_nodes, response_text, source_nodes
 
 __all__ = ["aevaluate_query_engine", "evaluate_query_engine"]
 
 DEFAULT_QUERY_CONCURRENCY = 4
-
-
-def evaluate_query_engine(
-    query_engine: BaseQueryEngine,
-    dataset: Any,
-    metrics: Sequence[Metric[RecallResult]] | None = None,
-    *,
-    concurrency: int | None = None,
-    column_map: Mapping[str, str] | None = None,
-    max_retries: int = 3,
-    timeout: float | None = 300.0,
-    show_progress: bool | None = None,
-) -> EvaluationReport:
-    """Ask the engine each question and score its source nodes; works in notebooks too.
-
-    ``dataset``: anything ``ragrecall.load_samples`` reads (dicts with ``query``/``user_input``
-    and ``reference``, Samples, a DataFrame, a file path). Each sample gets the engine's
-    answer as ``response`` and its source nodes, best first, as chunks carrying node id,
-    score, rank and metadata. ``metrics`` default to ``[ContextRecall()]``; ``concurrency``
-    bounds both the queries (default 4) and the scoring (default: ragrecall's). A question
-    the engine fails on is unscorable in every metric, with the error as its reason.
-    """
-    start = time.perf_counter()
-    samples = ragrecall.load_samples(dataset, column_map)
-    metrics = list(metrics) if metrics else [ContextRecall()]
-    answered: list[Sample | str] = asyncio_run(_answer(query_engine, samples, concurrency))
-    ok = [a for a in answered if isinstance(a, Sample)]
-    report = None
-    if ok:
-        # ragrecall's own runner keeps the judges' async clients on one long-lived loop.
-        report = ragrecall.evaluate(
-            ok,
-            metrics,
-            concurrency=concurrency,
-            max_retries=max_retries,
-            timeout=timeout,
-            show_progress=show_progress,
-        )
-    return _merge(samples, answered, metrics, report, start)
 
 
 async def aevaluate_query_engine(
@@ -66,11 +27,21 @@ async def aevaluate_query_engine(
     *,
     concurrency: int | None = None,
     column_map: Mapping[str, str] | None = None,
-    max_retries: int = 3,
-    timeout: float | None = 300.0,
+    max_retries: int | None = None,
+    timeout: float | None = None,
     show_progress: bool | None = None,
 ) -> EvaluationReport:
-    """Async ``evaluate_query_engine``: queries with ``aquery``, scores with ``aevaluate``."""
+    """Ask the engine each question and score its source nodes.
+
+    ``dataset``: anything ``ragrecall.load_samples`` reads (dicts with ``query``/``user_input``
+    and ``reference``, Samples, a DataFrame, a file path). Each sample gets the engine's
+    answer as ``response`` and its source nodes, best first, as chunks carrying node id,
+    score, rank and metadata. ``metrics`` default to ``[ContextRecall()]``; ``concurrency``
+    bounds both the queries (default 4) and the scoring (default: ragrecall's). A question
+    the engine fails on is unscorable in every metric, with the error as its reason.
+    ``max_retries`` and ``timeout`` override the metrics' own when given.
+    ``evaluate_query_engine`` is the blocking twin (it works inside notebooks too).
+    """
     start = time.perf_counter()
     samples = ragrecall.load_samples(dataset, column_map)
     metrics = list(metrics) if metrics else [ContextRecall()]
@@ -87,6 +58,10 @@ async def aevaluate_query_engine(
             show_progress=show_progress,
         )
     return _merge(samples, answered, metrics, report, start)
+
+
+evaluate_query_engine = blocking(aevaluate_query_engine)
+evaluate_query_engine.__name__ = evaluate_query_engine.__qualname__ = "evaluate_query_engine"
 
 
 async def _answer(
