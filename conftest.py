@@ -1,12 +1,20 @@
-"""Shared fixtures: one embedded judge per test session (its server takes seconds to start)."""
+"""Shared fixtures: one embedded judge per test session (its server takes seconds to start),
+and a claim store of the session's own (the default one lives in the user cache)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 
 from ragrecall import JudgeModelError, LocalJudge, resolve_model
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    store = os.path.join(tempfile.mkdtemp(prefix="ragrecall-tests-"), "claims.sqlite")
+    os.environ["RAGRECALL_CLAIMS_STORE"] = store
 
 
 @pytest.fixture(scope="session")

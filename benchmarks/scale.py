@@ -138,7 +138,7 @@ def measure(
     elif mode == "cli":
         argv = [
             sys.executable, "-m", "ragrecall.cli", "eval", str(data), "--out", str(out),
-            "--judge-factory", "scale:fast_judge", "--claims", "sentences",
+            "--judge-factory", "scale:fast_judge", "--claim-mode", "sentences",
             "--strategy", "per_claim", "--concurrency", str(concurrency), "--no-progress",
             "--max-unscorable", "1",
         ]  # fmt: skip

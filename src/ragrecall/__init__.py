@@ -36,6 +36,7 @@ from ._schemas import (
     ChunkRecallResult,
     ChunkRelevance,
     ChunkVerdict,
+    ClaimSet,
     ClaimVerdict,
     JudgeInfo,
     PrecisionResult,
@@ -47,6 +48,7 @@ from ._schemas import (
     Sample,
     SubQuestionVerdict,
     Usage,
+    claim_set_hash,
 )
 from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, SQLiteSink
 
@@ -78,6 +80,7 @@ __all__ = [
     "ChunkRelevance",
     "ChunkVerdict",
     "ClaimCache",
+    "ClaimSet",
     "ClaimVerdict",
     "ContextPrecision",
     "ContextRecall",
@@ -119,6 +122,7 @@ __all__ = [
     "aevaluate",
     "astream",
     "attribution_chain",
+    "claim_set_hash",
     "decomposition_chain",
     "default_claim_cache",
     "evaluate",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,17 @@ from pydantic import AliasChoices, ValidationError
 from ._errors import SampleError
 from ._schemas import Sample
 
-__all__ = ["SUFFIXES", "DataRows", "iter_rows", "iter_samples", "load_samples", "to_sample"]
+__all__ = [
+    "SUFFIXES",
+    "DataRows",
+    "SampleId",
+    "iter_rows",
+    "iter_samples",
+    "load_samples",
+    "repeated_tasks",
+    "sample_ids",
+    "to_sample",
+]
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 
@@ -180,3 +190,26 @@ class DataRows:
                 return f"{file.name}, row {index}"
             index -= size
         return f"row {index}"
+
+
+SampleId = tuple[str, int]  # (Sample.key(), occurrence: which of the rows with that key)
+
+
+def sample_ids(samples: Sequence[Sample]) -> list[SampleId]:
+    """Each sample's task key and occurrence (1 for the first row with that key, 2 for the
+    next, ...): rows that repeat a task stay separate samples."""
+    seen: dict[str, int] = {}
+    ids = []
+    for sample in samples:
+        key = sample.key()
+        seen[key] = seen.get(key, 0) + 1
+        ids.append((key, seen[key]))
+    return ids
+
+
+def repeated_tasks(samples: Sequence[Sample]) -> list[list[int]]:
+    """Groups of row indices that share a task key (each group has two or more rows)."""
+    rows: dict[str, list[int]] = {}
+    for index, sample in enumerate(samples):
+        rows.setdefault(sample.key(), []).append(index)
+    return [group for group in rows.values() if len(group) > 1]

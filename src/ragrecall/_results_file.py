@@ -2,46 +2,60 @@
 
 One line per sample, written as soon as the sample finishes (write, flush, fsync)::
 
-    {"key": "<Sample.key()>", "index": 3, "sample": {...},
+    {"key": "<Sample.key(): the task>", "occurrence": 1, "content": "<Sample.content_key()>",
+     "index": 3, "sample": {...},
      "results": {"context_recall": {...the metric's result, with "runs" under --repeats...}}}
 
-Each result is read back as its metric's own result type (the metric registry), so a record
-read from the file equals the one written, field for field.
+A sample is ``(key, occurrence)``: the task, and which of the input's rows with that task it
+is (1 unless the input repeats a task). Each result is read back as its metric's own result
+type (the metric registry), so a record read from the file equals the one written, field for
+field.
 
 A kill can only tear the last line; ``ResultsFile.open`` cuts a torn last line away before
-appending, so the file never holds a half-written line, and the keys already present are
-skipped on resume, so it never holds a duplicate.
+appending, so the file never holds a half-written line. Resuming skips the samples whose
+content is unchanged; a changed row is scored again and its new line replaces the old one when
+the file is read (the last line of a sample wins), so nothing is counted twice.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ._data import SampleId
 from ._errors import SampleError
 from ._metrics.registry import result_type
 from ._schemas import RecallResult, Sample
 
-__all__ = ["Record", "ResultsFile", "read_records"]
+__all__ = ["Record", "ResultsFile", "SampleId", "read_records"]
 
 
 @dataclass
 class Record:
-    """One finished sample: its key and input row index, the sample, and results per metric."""
+    """One finished sample: its task key and occurrence, its input row index, the sample, and
+    results per metric; ``content`` is the sample's content digest."""
 
     key: str
     index: int
     sample: Sample
     results: dict[str, RecallResult]
+    occurrence: int = 1
+    content: str = ""
+
+    @property
+    def id(self) -> SampleId:
+        return (self.key, self.occurrence)
 
     def to_json(self) -> str:
         results = {name: r.model_dump(mode="json") for name, r in self.results.items()}
         value: dict[str, Any] = {
             "key": self.key,
+            "occurrence": self.occurrence,
+            "content": self.content,
             "index": self.index,
             "sample": self.sample.model_dump(mode="json", exclude_none=True),
             "results": results,
@@ -56,11 +70,14 @@ class Record:
             if name in legacy_runs and not raw.get("runs"):
                 raw = {**raw, "runs": legacy_runs[name]}
             results[name] = result_type(name).model_validate(raw)
+        sample = Sample.model_validate(value["sample"])
         return cls(
             key=str(value["key"]),
             index=int(value["index"]),
-            sample=Sample.model_validate(value["sample"]),
+            sample=sample,
             results=results,
+            occurrence=int(value.get("occurrence", 1)),
+            content=str(value.get("content") or sample.content_key()),
         )
 
     def score(self, metric: str) -> float | None:
@@ -70,8 +87,14 @@ class Record:
 
 
 def read_records(path: str | Path) -> list[Record]:
-    """Every complete record of a results file (a torn last line is ignored, not repaired)."""
-    return [record for _, record in _scan(Path(path)) if record is not None]
+    """The records of a results file, one per sample: a sample written twice (scored again
+    after its row changed) is its last line. A torn last line is ignored, not repaired."""
+    latest: dict[SampleId, Record] = {}
+    for _, record in _scan(Path(path)):
+        if record is not None:
+            latest.pop(record.id, None)
+            latest[record.id] = record
+    return list(latest.values())
 
 
 def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
@@ -94,17 +117,17 @@ def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
 
 
 class ResultsFile:
-    """Append records to ``path`` durably; on open, repair a torn tail and note the keys done
-    (only the keys: ``on_record`` sees the records as they are read).
+    """Append records to ``path`` durably; on open, repair a torn tail and note, per sample
+    already there, the content it was scored with (``done``).
 
     Use as a context manager::
 
         with ResultsFile.open("results.jsonl", metrics=["context_recall"]) as out:
-            if sample.key() not in out.done: ...
+            if out.done.get(sample_id) != sample.content_key(): ...
             out.append(record)
     """
 
-    def __init__(self, path: Path, done: set[str], handle: IO[bytes]):
+    def __init__(self, path: Path, done: dict[SampleId, str], handle: IO[bytes]):
         self.path = path
         self.done = done
         self.repaired = False
@@ -117,14 +140,12 @@ class ResultsFile:
         *,
         metrics: Sequence[str] | None = None,
         repeats: int = 1,
-        on_record: Callable[[Record], None] | None = None,
     ) -> ResultsFile:
-        """Open for appending; ``on_record`` sees each record already there (one read of the
-        file serves both). Raises SampleError when the file holds other metrics or repeats
-        than this run asks for (resuming would mix two configurations)."""
+        """Open for appending. Raises SampleError when the file holds other metrics or
+        repeats than this run asks for (resuming would mix two configurations)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        done: set[str] = set()
+        done: dict[SampleId, str] = {}
         repaired = False
         if path.exists():
             good = 0
@@ -134,9 +155,7 @@ class ResultsFile:
                     continue
                 if not done:
                     _check_compatible(path, record, metrics, repeats)
-                done.add(record.key)
-                if on_record is not None:
-                    on_record(record)
+                done[record.id] = record.content
             if good < path.stat().st_size:
                 with path.open("r+b") as f:
                     f.truncate(good)
@@ -148,13 +167,14 @@ class ResultsFile:
         return out
 
     def append(self, record: Record) -> None:
-        """Write one line and make it durable before returning."""
-        if record.key in self.done:
+        """Write one line and make it durable before returning (a sample already there with
+        the same content is not written again)."""
+        if self.done.get(record.id) == record.content:
             return
         self._handle.write((record.to_json() + "\n").encode("utf-8"))
         self._handle.flush()
         os.fsync(self._handle.fileno())
-        self.done.add(record.key)
+        self.done[record.id] = record.content
 
     def close(self) -> None:
         self._handle.close()

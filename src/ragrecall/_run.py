@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ._data import SampleId, sample_ids
 from ._evaluate import astream
 from ._metrics.base import Metric
 from ._progress import progress
 from ._results_file import Record, ResultsFile
 from ._schemas import RecallResult, Sample, Usage
 
-__all__ = ["Budget", "score_samples"]
+__all__ = ["Budget", "pending", "score_samples"]
 
 
 @dataclass
@@ -36,6 +37,12 @@ class Budget:
             self.spent = True
 
 
+def pending(samples: Sequence[Sample], done: dict[SampleId, str]) -> list[int]:
+    """Indices of the samples not in ``done`` with their present content."""
+    ids = sample_ids(samples)
+    return [i for i, s in enumerate(samples) if done.get(ids[i]) != s.content_key()]
+
+
 async def score_samples(
     samples: Sequence[Sample],
     metrics: Sequence[Metric[RecallResult]],
@@ -48,25 +55,27 @@ async def score_samples(
     repeats: int = 1,
     show_progress: bool | None = None,
 ) -> None:
-    """Score the samples not yet in ``store``; append each as it finishes and hand it to
-    ``on_record``. No sample is submitted once the budget is spent (those in flight finish)."""
-    done = set(store.done) if store is not None else set()
-    submitted = set(done)
-    todo = len({s.key() for s in samples} - done)
-
-    def skip(sample: Sample) -> bool:
-        key = sample.key()
-        if budget.spent or key in submitted:  # done, a duplicate row, or out of budget
-            return True
-        submitted.add(key)
-        return False
-
+    """Score the samples not yet in ``store`` with their present content; append each as it
+    finishes and hand it to ``on_record``. No sample is submitted once the budget is spent
+    (those in flight finish)."""
+    ids = sample_ids(samples)
+    todo = pending(samples, store.done) if store is not None else list(range(len(samples)))
     stream = astream(
-        samples, metrics, concurrency=concurrency, timeout=timeout, repeats=repeats, skip=skip
+        [samples[i] for i in todo],
+        metrics,
+        concurrency=concurrency,
+        timeout=timeout,
+        repeats=repeats,
+        skip=lambda _: budget.spent,
     )
-    with progress(todo, show_progress) as advance:
+    with progress(len(todo), show_progress) as advance:
         async for scored in stream:
-            record = Record(scored.sample.key(), scored.index, scored.sample, scored.results)
+            index = todo[scored.index]
+            key, occurrence = ids[index]
+            sample = scored.sample
+            record = Record(
+                key, index, sample, scored.results, occurrence, content=sample.content_key()
+            )
             if store is not None:
                 store.append(record)
             on_record(record)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -15,6 +15,7 @@ __all__ = [
     "ChunkRecallResult",
     "ChunkRelevance",
     "ChunkVerdict",
+    "ClaimSet",
     "ClaimVerdict",
     "JudgeInfo",
     "PrecisionResult",
@@ -26,6 +27,7 @@ __all__ = [
     "Sample",
     "SubQuestionVerdict",
     "Usage",
+    "claim_set_hash",
 ]
 
 
@@ -49,6 +51,10 @@ class Sample(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="ignore")
 
+    sample_id: str | None = Field(
+        None,
+        description="Your id for the sample; it identifies the sample across runs (see key()).",
+    )
     user_input: str | None = Field(
         None,
         validation_alias=AliasChoices("user_input", "question", "query"),
@@ -109,15 +115,27 @@ class Sample(BaseModel):
                 raise ValueError(f"item {i} is {type(item).__name__}, not a string or chunk")
         return chunks
 
+    @field_validator("sample_id", mode="before")
+    @classmethod
+    def _id_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) and value == value else value
+
     def key(self) -> str:
-        """A stable id of the sample's content (question, reference, chunks, response), used to
-        match samples across runs, e.g. to resume or to compare two retrievers."""
-        content = self.model_dump(
-            mode="json", include={"user_input", "reference", "response", "reference_claims"}
-        )
-        content["chunks"] = [c.text for c in self.retrieved_contexts]
-        digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
-        return digest[:16]
+        """The sample's task identity, the same whichever retriever answered it: its
+        ``sample_id`` when it has one, else its question and what a correct retrieval must
+        hold (the reference, or the given claims when there is no reference, and the known
+        relevant ids, passages and grades). Runs of two retrievers pair on it."""
+        if self.sample_id is not None:
+            return _digest({"sample_id": self.sample_id})
+        task = self.model_dump(mode="json", include=_TASK_FIELDS)
+        if self.reference is not None:
+            task.pop("reference_claims", None)
+        return _digest(task)
+
+    def content_key(self) -> str:
+        """A digest of everything in the sample (what was retrieved too): a row whose content
+        changed since a run is scored again on resume."""
+        return _digest(self.model_dump(mode="json", exclude_none=True))
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Sample:
@@ -125,6 +143,26 @@ class Sample(BaseModel):
         if len(set(ids)) != len(ids):
             raise ValueError("retrieved_contexts: chunk ids must be unique")
         return self
+
+
+_TASK_FIELDS = {
+    "user_input",
+    "reference",
+    "reference_claims",
+    "reference_ids",
+    "reference_contexts",
+    "relevance",
+}
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def claim_set_hash(claims: Sequence[str]) -> str:
+    """A digest of a claim list, in order: two results were scored against the same claims
+    exactly when their ``claim_set`` is equal."""
+    return _digest(list(claims))
 
 
 class Usage(BaseModel):
@@ -142,6 +180,23 @@ class Usage(BaseModel):
             cached_tokens=self.cached_tokens + other.cached_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
         )
+
+
+class ClaimSet(BaseModel):
+    """The claims a reference is scored against, where they came from, and what they cost."""
+
+    claims: list[str]
+    source: Literal["given", "store", "judge", "rules"] = Field(
+        description="given: the sample's reference_claims; store: the claim store; judge: "
+        "decomposed now; rules: split without a judge (claims='sentences', or a reference "
+        "that is all list items)."
+    )
+    note: str = Field("", description="Why the claims came from where they did, if it matters.")
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def claim_set(self) -> str:
+        return claim_set_hash(self.claims)
 
 
 class JudgeInfo(BaseModel):
@@ -186,6 +241,9 @@ class RecallResult(BaseModel):
     claims: list[str] = Field(default_factory=list)
     verdicts: list[ClaimVerdict] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list, description="Claims not supported.")
+    claim_set: str | None = Field(
+        None, description="Digest of the claims scored (claim_set_hash), to compare runs."
+    )
     usage: Usage = Field(default_factory=Usage)
     judge: JudgeInfo | None = None
     elapsed_s: float = 0.0

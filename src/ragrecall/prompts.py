@@ -57,7 +57,7 @@ __all__ = [
     "response_format",
 ]
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,11 @@ DECOMPOSE_PROMPT = ChatPromptTemplate.from_messages(
             'Reply with JSON: {{"claims": ["...", "..."]}}.\n\n'
             "Example. Answer: Marie Curie won two Nobel Prizes. She was born in Warsaw.\n"
             'Reply: {{"claims": ["Marie Curie won two Nobel Prizes.", '
-            '"Marie Curie was born in Warsaw."]}}',
+            '"Marie Curie was born in Warsaw."]}}\n\n'
+            "Example. Answer: The Nile flows north and empties into the Mediterranean. "
+            "It is about 6,650 km long.\n"
+            'Reply: {{"claims": ["The Nile flows north.", "The Nile empties into the '
+            'Mediterranean.", "The Nile is about 6,650 km long."]}}',
         ),
         ("human", "Question: {question}\nAnswer: {reference}"),
         _RETRY,

@@ -45,7 +45,7 @@ def command(data: Path, out: Path) -> list[str]:
         str(data),
         "--judge-factory",
         "test_cli_kill:slow_judge",
-        "--claims",
+        "--claim-mode",
         "sentences",
         "--out",
         str(out),

@@ -21,12 +21,12 @@ import pytest
 from fakes import ScriptedJudge, keyword_reply
 from langchain_core.messages import BaseMessage
 
-from ragrecall import RecallResult, Sample
+from ragrecall import ContextRecall, RecallResult, Sample, evaluate
 from ragrecall._metrics.estimate import estimate_cost
 from ragrecall._results_file import Record, read_records
 from ragrecall._summary import RunSummary
 from ragrecall.cli import main
-from ragrecall.cli._eval import parse_column_map
+from ragrecall.cli._inputs import parse_column_map
 
 KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
 
@@ -99,14 +99,16 @@ def test_passes_saves_every_sample_and_resumes_without_judging_again(
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(6))
     out = tmp_path / "r.jsonl"
-    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out, "--fail-under", "0.5") == 0
+    assert (
+        run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--fail-under", "0.5") == 0
+    )
     records = read_records(out)
     assert sorted(r.index for r in records) == list(range(6))
     assert [r.score("context_recall") for r in sorted(records, key=lambda r: r.index)] == [
         pytest.approx(x) for x in [1 / 3, 2 / 3, 2 / 3] * 2
     ]
     assert "PASS" in capsys.readouterr().out
-    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out) == 0
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out) == 0
     captured = capsys.readouterr()
     assert "resuming: 6 samples already" in captured.err
     assert "judge calls 0" in captured.out
@@ -138,7 +140,7 @@ def test_exit_1_below_fail_under_prints_the_lowest_samples_with_missing_claims(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
-    assert run(data, *KEYWORD, "--claims", "sentences", "--fail-under", "0.9") == 1
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--fail-under", "0.9") == 1
     out = capsys.readouterr().out
     assert "FAIL context_recall mean 0.556 is below --fail-under 0.9" in out
     assert "missing Birds sing t1 0." in out and "the judge found no support" in out
@@ -148,7 +150,7 @@ def test_threshold_is_a_deprecated_alias_of_fail_under(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
-    assert run(data, *KEYWORD, "--claims", "sentences", "--threshold", "0.9") == 1
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--threshold", "0.9") == 1
     captured = capsys.readouterr()
     assert "--threshold is deprecated; use --fail-under" in captured.err
     assert "is below --fail-under 0.9" in captured.out
@@ -158,11 +160,11 @@ def test_exit_1_when_too_many_samples_are_unscorable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", [*rows(3), {"question": "q", "ground_truth": ""}])
-    assert run(data, *KEYWORD, "--claims", "sentences") == 1
+    assert run(data, *KEYWORD, "--claim-mode", "sentences") == 1
     out = capsys.readouterr().out
     assert "25.0% unscorable exceeds --max-unscorable 5.0%" in out
     assert "reference is empty" in out
-    assert run(data, *KEYWORD, "--claims", "sentences", "--max-unscorable", "0.3") == 0
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--max-unscorable", "0.3") == 0
 
 
 @pytest.mark.parametrize(
@@ -221,7 +223,7 @@ def test_a_directory_of_jsonl_and_csv_with_limit_and_column_map(tmp_path: Path) 
     args: list[str | Path] = [
         data,
         *KEYWORD,
-        "--claims",
+        "--claim-mode",
         "sentences",
         "--column-map",
         "gold=reference",
@@ -237,7 +239,7 @@ def test_budget_stops_submitting_keeps_what_finished_and_resume_completes(
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(8))
     out = tmp_path / "r.jsonl"
-    common = [data, *KEYWORD, "--claims", "sentences", "--out", out, "--concurrency", "1"]
+    common = [data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--concurrency", "1"]
     assert run(*common, "--max-calls", "3") == 3
     assert "stopped at the budget" in capsys.readouterr().out
     assert len(read_records(out)) == 3  # one batched call per sample, nothing in flight
@@ -246,11 +248,43 @@ def test_budget_stops_submitting_keeps_what_finished_and_resume_completes(
     assert len(keys) == 8 == len(set(keys))
 
 
-def test_duplicate_rows_are_scored_once(tmp_path: Path) -> None:
-    data = write_jsonl(tmp_path / "d.jsonl", rows(2, "dup") * 2)
+def test_repeated_rows_are_separate_samples_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2, "dup") * 2 + rows(1, "one"))
     out = tmp_path / "r.jsonl"
-    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out) == 0
-    assert len(read_records(out)) == 2
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out) == 0
+    captured = capsys.readouterr()
+    assert "2 rows repeat the question and reference of an earlier row (first: rows 0, 2)" in (
+        captured.err
+    )
+    assert "3 of 5 samples" not in captured.out and "5 of 5 samples" in captured.out
+    records = read_records(out)
+    assert sorted((r.index, r.occurrence) for r in records) == [
+        (0, 1),
+        (1, 1),
+        (2, 2),
+        (3, 2),
+        (4, 1),
+    ]
+    assert (
+        len(
+            evaluate(
+                str(data), [ContextRecall(ScriptedJudge(reply=keyword_reply), claims="sentences")]
+            ).samples
+        )
+        == 5
+    )
+
+
+def test_rows_with_one_sample_id_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", [{**r, "qid": "same"} for r in rows(2, "ids")])
+    assert run(data, *KEYWORD, "--id-column", "qid") == 2
+    assert "1 sample ids appear on more than one row (first: 'same' on rows 0, 1)" in (
+        capsys.readouterr().err
+    )
 
 
 def calls_in(out: Path) -> int:
@@ -287,7 +321,7 @@ def test_dry_run_estimate_matches_the_real_call_count(
     args: list[str | Path] = [
         path,
         *KEYWORD,
-        "--claims",
+        "--claim-mode",
         claims,
         "--strategy",
         strategy,
@@ -343,7 +377,7 @@ def test_repeats_record_every_run_and_report_the_spread(
         data,
         "--judge-factory",
         f"{judges}:noisy",
-        "--claims",
+        "--claim-mode",
         "sentences",
         "--out",
         out,
@@ -364,11 +398,11 @@ def test_repeats_record_every_run_and_report_the_spread(
 def test_html_report_and_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(3))
     report = tmp_path / "report.html"
-    assert run(data, *KEYWORD, "--claims", "sentences", "--report", report, "--progress") == 0
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--report", report, "--progress") == 0
     assert "scoring" in capsys.readouterr().err
     html = report.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<mark>" in html
     # With --out the report reads the records back from the file: the same report.
     out, again = tmp_path / "r.jsonl", tmp_path / "again.html"
-    assert run(data, *KEYWORD, "--claims", "sentences", "--out", out, "--report", again) == 0
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--report", again) == 0
     assert again.read_text().count('href="#s-') == html.count('href="#s-') == 3

@@ -20,16 +20,16 @@ from ragrecall._metrics.evidence import best_sentence, quote_in, split_sentences
 # fmt: off
 PUBLIC = [
     "CallableSink", "Chunk", "ChunkRecall", "ChunkRecallResult", "ChunkRelevance", "ChunkVerdict",
-    "ClaimCache", "ClaimVerdict", "ContextPrecision", "ContextRecall", "Decision", "DEFAULT_MODEL",
-    "EvaluationReport", "JsonlSink", "JudgeError", "JudgeInfo", "JudgeModelError",
+    "ClaimCache", "ClaimSet", "ClaimVerdict", "ContextPrecision", "ContextRecall", "Decision",
+    "DEFAULT_MODEL", "EvaluationReport", "JsonlSink", "JudgeError", "JudgeInfo", "JudgeModelError",
     "JudgeRateLimitError", "LangSmithSink", "LocalJudge", "LoggerStats", "Metric", "ModelInfo",
     "ModelIntegrityError", "Policy", "PrecisionResult", "QuestionRecall", "QuestionRecallResult",
     "RagrecallError", "RecallLogger", "RecallPrecision", "RecallPrecisionResult", "RecallRecord",
     "RecallResult", "RelevantItem", "ResponseRecall", "RetrievalRecall", "RetrievalResult",
     "SQLiteSink", "Sample", "SampleError", "ScoredSample", "Sink", "SubQuestionVerdict", "Usage",
-    "aevaluate", "astream", "attribution_chain", "decomposition_chain", "default_claim_cache",
-    "evaluate", "load_samples", "resolve_judge", "resolve_model", "split_sentences", "structured",
-    "word_overlap", "__version__",
+    "aevaluate", "astream", "attribution_chain", "claim_set_hash", "decomposition_chain",
+    "default_claim_cache", "evaluate", "load_samples", "resolve_judge", "resolve_model",
+    "split_sentences", "structured", "word_overlap", "__version__",
 ]
 # fmt: on
 
@@ -44,7 +44,8 @@ PROMPTS = [
 # fmt: on
 # fmt: off
 STATS = [
-    "WilcoxonResult", "bootstrap_ci", "mean", "ranks", "sign_flip_test", "wilcoxon_signed_rank",
+    "WilcoxonResult", "bootstrap_ci", "mean", "minimum_detectable_difference", "paired_effect_size",
+    "ranks", "sign_flip_test", "smallest_p_value", "wilcoxon_signed_rank",
 ]
 # fmt: on
 

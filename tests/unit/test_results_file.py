@@ -65,7 +65,7 @@ def test_every_torn_tail_is_cut_back_to_the_last_complete_line(tmp_path: Path) -
         path.write_bytes(full[:cut])
         with ResultsFile.open(path) as out:
             assert out.repaired == (cut != len(first_two))
-            assert sorted(out.done) == sorted(r.key for r in read_records(path))
+            assert sorted(out.done) == sorted(r.id for r in read_records(path))
             assert len(out.done) == 2
             out.append(record(2))
         assert path.read_bytes() == full
@@ -94,6 +94,6 @@ def test_each_line_is_one_json_object_with_the_documented_fields(tmp_path: Path)
     with ResultsFile.open(path) as out:
         out.append(record(4, runs=[0.5, 0.5]))
     value = json.loads(path.read_text())
-    assert set(value) == {"key", "index", "sample", "results"}
+    assert set(value) == {"key", "occurrence", "content", "index", "sample", "results"}
     assert value["results"]["context_recall"]["score"] == 0.5
     assert value["results"]["context_recall"]["runs"] == [0.5, 0.5]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import filelock
-import platformdirs
 
+from .._cache import cache_root
 from .._errors import ModelIntegrityError
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
 
 logger = logging.getLogger("ragrecall.judge")
 
-ENV_CACHE = "RAGRECALL_CACHE_DIR"
 _BLOCK = 1 << 20
 
 
@@ -67,9 +66,8 @@ DEFAULT_MODEL = ModelSpec(
 
 
 def models_dir() -> Path:
-    """``$RAGRECALL_CACHE_DIR/models``, else the user cache (honours XDG_CACHE_HOME)."""
-    root = os.environ.get(ENV_CACHE) or platformdirs.user_cache_dir("ragrecall")
-    return Path(root) / "models"
+    """``models`` in the cache root (``$RAGRECALL_CACHE_DIR``, else the user cache)."""
+    return cache_root() / "models"
 
 
 def _stamp_file(path: Path) -> Path:

@@ -16,6 +16,9 @@ from .._errors import JudgeModelError
 from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
 from .._schemas import RecallResult, Sample, Usage
+from .claims import ClaimCache
+
+__all__ = ["Metric", "MetricOptions"]
 
 R = TypeVar("R", bound=RecallResult, covariant=True)
 
@@ -27,9 +30,7 @@ class MetricOptions:
     claims: Literal["atomic", "sentences"] = "atomic"
     strategy: Literal["auto", "per_claim", "batched"] = "auto"
     timeout: float | None = None
-
-
-__all__ = ["Metric", "MetricOptions"]
+    claim_cache: ClaimCache | None = None  # None: the default claim store
 
 
 class Metric(ABC, Generic[R]):

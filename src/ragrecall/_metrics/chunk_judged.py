@@ -131,5 +131,3 @@ class ChunkJudgedMetric(Metric[R]):
         reply = yield from ask(call, usage, check)
         parsed: Any = reply.parsed
         return list(parsed.verdicts)
-
-

@@ -7,7 +7,7 @@ import json
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,9 +17,10 @@ from langchain_core.runnables import Runnable
 
 from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
-from .._schemas import Usage
+from .._schemas import ClaimSet, Usage
 from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
 from .evidence import split_sentences
+from .structure import split_structure
 
 __all__ = ["ClaimCache", "ClaimMode", "clean_claims", "decompose", "decomposition_chain"]
 
@@ -102,21 +103,36 @@ def decompose(
     question: str | None,
     *,
     mode: ClaimMode,
-    chain: Runnable[Any, Any],
-    judge_id: str,
+    chain: Callable[[], Runnable[Any, Any]],
+    judge_id: Callable[[], str],
     cache: ClaimCache,
     usage: Usage,
-) -> Steps[list[str]]:
-    """Claims of ``reference``; a judge call only in atomic mode and on a cache miss."""
-    if mode == "sentences":
-        return clean_claims(split_sentences(reference))
-    key = ClaimCache.key(reference, question or "", judge_id, PROMPT_VERSION)
+) -> Steps[ClaimSet]:
+    """Claims of ``reference``. Its structure is split first, without a judge: headings are
+    dropped and each list item (its lead-in folded in) or fenced command is one claim. Prose
+    is split by sentence (``sentences`` mode) or by the judge (``atomic``: one call for all
+    the prose of a reference, on a claim-store miss). ``chain`` and ``judge_id`` are asked
+    for only then, so a judge is never built for claims that need none."""
+    units = split_structure(reference)
+    prose = "\n\n".join(u.text for u in units if not u.structured)
+    first_prose = next((i for i, u in enumerate(units) if not u.structured), len(units))
+    given = [u.text for u in units if u.structured]
+    if not prose or mode == "sentences":
+        split = [s for u in units for s in ([u.text] if u.structured else split_sentences(u.text))]
+        return ClaimSet(claims=clean_claims(split), source="rules")
+    key = ClaimCache.key(reference, question or "", judge_id(), PROMPT_VERSION)
     cached = cache.get(key)
     if cached is not None:
-        return cached
-    reply = yield from ask(Call(chain, {"question": question or "", "reference": reference}), usage)
+        return ClaimSet(claims=cached, source="store")
+    call = Call(chain(), {"question": question or "", "reference": prose})
+    reply = yield from ask(call, usage)
     assert isinstance(reply.parsed, Claims)
-    claims = clean_claims(reply.parsed.claims)
-    if claims:
-        cache.put(key, claims)
-    return claims
+    judged = clean_claims(reply.parsed.claims)
+    if not judged:
+        claims = clean_claims([*given, *split_sentences(prose)])
+        note = "the judge returned no claims; used the reference's sentences"
+        return ClaimSet(claims=claims, source="rules", note=note)
+    before = sum(u.structured for u in units[:first_prose])
+    claims = clean_claims([*given[:before], *judged, *given[before:]])
+    cache.put(key, claims)
+    return ClaimSet(claims=claims, source="judge")

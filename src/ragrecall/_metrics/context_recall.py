@@ -2,30 +2,40 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from .._cache import claims_store_path
+from .._data import to_sample
 from .._deprecation import renamed
-from .._judge.drive import DEFAULT_TIMEOUT, Steps
+from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
-from .._schemas import ClaimVerdict, RecallResult, Sample, Usage
+from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
 from ..prompts import DECOMPOSE_PROMPT, PassageRenderer, render_passages
 from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from .evidence import instructs_judge, split_sentences
+from .evidence import instructs_judge
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 
-_SHARED_CACHE = ClaimCache()
+_shared: list[ClaimCache] = []
+_shared_lock = threading.Lock()
 
 
 def default_claim_cache() -> ClaimCache:
-    """The in-memory claim cache that metrics share unless given their own."""
-    return _SHARED_CACHE
+    """The claim store metrics share unless given their own: a SQLite file in the user cache
+    (``$RAGRECALL_CLAIMS_STORE`` names another), so every run, process and integration on this
+    machine scores a reference against the claims it was first decomposed into."""
+    with _shared_lock:
+        if not _shared:
+            _shared.append(ClaimCache(claims_store_path()))
+        return _shared[0]
 
 
 class ContextRecall(Metric[RecallResult]):
@@ -55,7 +65,8 @@ class ContextRecall(Metric[RecallResult]):
         withhold_injections: chunks that address the judge (orders to ignore the rules, fake
             verdicts or delimiters, role markers) are not shown to it, and the result's reason
             names them. Turn off for corpora whose text is about prompts themselves.
-        cache: claim cache; ``cache_path`` makes a new one persisted in that SQLite file.
+        cache: claim store (default: ``default_claim_cache()``, on disk in the user cache);
+            ``cache_path`` makes one in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
         render_passages: how passages are shown to the judge (default
             ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
@@ -105,7 +116,7 @@ class ContextRecall(Metric[RecallResult]):
         self.decision = Decision(support_threshold, lexical_weight)
         self.withhold_injections = withhold_injections
         if cache is None:
-            cache = ClaimCache(cache_path) if cache_path else _SHARED_CACHE
+            cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
         self.cache = cache
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
@@ -116,7 +127,9 @@ class ContextRecall(Metric[RecallResult]):
     @classmethod
     def from_options(cls, judge: JudgeLike, options: MetricOptions) -> ContextRecall:
         extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
-        return cls(judge, options.claims, strategy=options.strategy, **extra)
+        return cls(
+            judge, options.claims, strategy=options.strategy, cache=options.claim_cache, **extra
+        )
 
     @property
     def support_threshold(self) -> float:
@@ -172,25 +185,43 @@ class ContextRecall(Metric[RecallResult]):
             self._chains[kind] = chain
         return self._chains[kind]
 
-    def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
-        claims = clean_claims(sample.reference_claims or [])
-        note = ""
-        if not claims:
-            reference = (sample.reference or "").strip()
-            if not reference:
-                return self.unscorable("no claims: the reference is empty")
-            claims = yield from decompose(
+    def claim_set(self, sample: Sample | Mapping[str, Any]) -> ClaimSet:
+        """The claims ``sample`` is scored against: its ``reference_claims``, the claim
+        store's, or decomposed now (and stored). Judge failures raise JudgeError."""
+        usage = Usage()
+        claim_set = run_sync(self._claim_set(to_sample(sample), usage), self.policy)
+        return claim_set.model_copy(update={"usage": usage})
+
+    async def aclaim_set(self, sample: Sample | Mapping[str, Any]) -> ClaimSet:
+        """Async ``claim_set``."""
+        usage = Usage()
+        claim_set = await run_async(self._claim_set(to_sample(sample), usage), self.policy)
+        return claim_set.model_copy(update={"usage": usage})
+
+    def _claim_set(self, sample: Sample, usage: Usage) -> Steps[ClaimSet]:
+        given = clean_claims(sample.reference_claims or [])
+        if given:
+            return ClaimSet(claims=given, source="given")
+        reference = (sample.reference or "").strip()
+        if not reference:
+            return ClaimSet(claims=[], source="given", note="the reference is empty")
+        return (
+            yield from decompose(
                 reference,
                 sample.user_input,
                 mode=self.claims,
-                chain=self._chain("decompose"),
-                judge_id=self.judge_id(),
+                chain=lambda: self._chain("decompose"),
+                judge_id=self.judge_id,
                 cache=self.cache,
                 usage=usage,
             )
-            if not claims:
-                claims = split_sentences(reference)
-                note = "the judge returned no claims; used the reference's sentences"
+        )
+
+    def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
+        claim_set = yield from self._claim_set(sample, usage)
+        claims, note = claim_set.claims, claim_set.note
+        if not claims:
+            return self.unscorable("no claims: the reference is empty")
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
         # A chunk that addresses the judge (a prompt injection) is never shown to it: its
         # instructions could sway the verdicts on the other chunks too.
@@ -228,6 +259,7 @@ class ContextRecall(Metric[RecallResult]):
             status="scored",
             reason=note,
             claims=claims,
+            claim_set=claim_set_hash(claims),
             verdicts=verdicts,
             missing=[v.claim for v in verdicts if not v.attributed],
         )

@@ -91,5 +91,3 @@ def average_precision(relevant: list[bool]) -> float:
             hits += 1
             total += hits / k
     return total / hits if hits else 0.0
-
-

@@ -28,7 +28,7 @@ from ..prompts import (
     render_passages,
 )
 from .attribution import Window, pack
-from .base import Metric
+from .base import Metric, MetricOptions
 from .claims import ClaimCache, clean_claims
 from .context_recall import default_claim_cache
 
@@ -84,6 +84,11 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         self.answer_prompt = answer_prompt
         self.render_passages = render_passages
         self._chains: dict[str, Runnable[Any, Any]] = {}
+
+    @classmethod
+    def from_options(cls, judge: JudgeLike, options: MetricOptions) -> QuestionRecall:
+        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
+        return cls(judge, cache=options.claim_cache, **extra)
 
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:

@@ -73,7 +73,7 @@ class RecallPrecision(Metric[RecallPrecisionResult]):
         strategy: Strategy | Literal["auto"] = (
             "batched" if options.strategy == "batched" else "auto"
         )
-        return cls(judge, options.claims, strategy=strategy, **extra)
+        return cls(judge, options.claims, strategy=strategy, cache=options.claim_cache, **extra)
 
     @property
     def judge(self) -> BaseChatModel:

@@ -1,5 +1,6 @@
-"""The ``ragrecall`` command: ``eval`` (score a dataset, gate in CI), ``compare`` (two runs),
-``demo`` (a real evaluation on the embedded judge) and ``judge``."""
+"""The ``ragrecall`` command: ``eval`` (score a dataset, gate in CI), ``claims`` (decompose
+once, lock the claims), ``compare`` (two runs), ``demo`` (a real evaluation on the embedded
+judge) and ``judge``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from .._evaluate import EvaluationReport, evaluate
 from .._metrics.context_recall import ContextRecall
+from ._claims import add_claims_command
 from ._compare import add_compare_command
 from ._eval import add_eval_command
 from ._judge import add_judge_commands
@@ -23,6 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ragrecall", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     add_eval_command(commands)
+    add_claims_command(commands)
     add_compare_command(commands)
     demo = commands.add_parser(
         "demo", help="score the bundled example dataset on the embedded judge, offline"
@@ -87,4 +90,3 @@ def print_report(report: EvaluationReport, console: Console | None = None) -> No
         f"judge calls {u.calls}, prompt tokens {u.prompt_tokens} ({u.cached_tokens} "
         f"cached), completion tokens {u.completion_tokens}, {report.elapsed_s:.1f} s"
     )
-

@@ -12,18 +12,22 @@ from rich.table import Table
 
 from .._compare import Comparison, compare_records
 from .._errors import SampleError
+from .._html import compare_report
 from .._results_file import read_records
 
 __all__ = ["add_compare_command", "print_comparison", "run_compare"]
+
 
 def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "compare",
         help="compare two results files (A = baseline, B = candidate) sample by sample",
-        description="Paired comparison of two `ragrecall eval --out` files on their shared "
-        "samples: mean difference B - A with a bootstrap confidence interval, a paired "
-        "permutation test, and the claims B recovers and loses. Exit 1 with --fail-if-worse "
-        "when B is significantly worse; 2 on bad input.",
+        description="Paired comparison of two `ragrecall eval --out` files, sample by sample "
+        "(paired by sample id, else by question and reference): mean difference B - A with a "
+        "bootstrap confidence interval, a paired permutation test, the effect size, the "
+        "smallest difference this many pairs can detect, and the claims B recovers and loses. "
+        "Exit 1 with --fail-if-worse when B is significantly worse; 2 on bad input, when too "
+        "few samples pair, or when the runs used different claims.",
     )
     parser.add_argument("a", type=Path, help="baseline results (.jsonl from eval --out)")
     parser.add_argument("b", type=Path, help="candidate results")
@@ -35,6 +39,19 @@ def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
         "--fail-if-worse",
         action="store_true",
         help="exit 1 when B is significantly worse than A (a regression gate)",
+    )
+    parser.add_argument(
+        "--min-shared",
+        type=float,
+        default=0.9,
+        metavar="SHARE",
+        help="refuse (exit 2) when fewer than this share of samples pair (0.9)",
+    )
+    parser.add_argument(
+        "--allow-other-claims",
+        action="store_true",
+        help="compare scores even where the runs used different claim sets (their claims "
+        "are then not diffed)",
     )
     parser.add_argument("--report", type=Path, help="write an HTML comparison report here")
     parser.add_argument(
@@ -59,14 +76,14 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
             alpha=args.alpha,
             resamples=args.resamples,
             seed=args.seed,
+            min_shared=args.min_shared,
+            allow_other_claims=args.allow_other_claims,
         )
     except (OSError, SampleError) as err:
         console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return 2
     print_comparison(comparison, console, show_claims=args.show_claims)
     if args.report:
-        from .._html import compare_report
-
         args.report.write_text(compare_report(comparison, str(args.a), str(args.b)), "utf-8")
         console.print(f"report: {args.report}")
     return 1 if args.fail_if_worse and comparison.verdict == "worse" else 0
@@ -76,8 +93,12 @@ def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> 
     table = Table(title=f"{c.metric}: B vs A", title_justify="left")
     table.add_column("")
     table.add_column("value", justify="right")
-    table.add_row("samples A / B / shared", f"{c.n_a} / {c.n_b} / {c.n_shared}")
-    table.add_row("paired (both scored)", str(len(c.pairs)))
+    table.add_row("samples A / B / paired", f"{c.n_a} / {c.n_b} / {c.n_shared}")
+    if c.only_a or c.only_b:
+        table.add_row("only in A / only in B", f"{c.only_a} / {c.only_b}")
+    if c.claim_sets_differ:
+        table.add_row("paired, other claims (not diffed)", str(c.claim_sets_differ))
+    table.add_row("both scored", str(len(c.pairs)))
     if c.unscorable_a or c.unscorable_b:
         table.add_row("unscorable A / B", f"{c.unscorable_a} / {c.unscorable_b}")
     if c.mean_diff is not None and c.ci is not None and c.wilcoxon is not None:
@@ -91,9 +112,12 @@ def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> 
         )
         table.add_row("permutation test p", f"{c.p_value:.4g}")
         table.add_row(f"Wilcoxon signed-rank p ({c.wilcoxon.method})", f"{c.wilcoxon.p_value:.4g}")
+        if c.effect_size is not None:
+            table.add_row("effect size (paired d)", f"{c.effect_size:+.2f}")
+        table.add_row("smallest detectable difference", _mdd(c.mdd))
     console.print(table)
     colour = {"better": "green", "worse": "red"}.get(c.verdict, "yellow")
-    console.print(f"verdict: [bold {colour}]{c.verdict}[/] (alpha {c.alpha})")
+    console.print(f"verdict: [bold {colour}]{c.verdict}[/] (alpha {c.alpha}){_meaning(c)}")
     for change in c.changes[:show_claims]:
         console.print(f"[bold]{escape(change.question or change.key)}[/]")
         for claim in change.recovered:
@@ -102,6 +126,24 @@ def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> 
             console.print(f"  [red]- lost[/] {escape(claim)}", highlight=False)
     if len(c.changes) > show_claims:
         console.print(f"... and {len(c.changes) - show_claims} more samples with changed claims")
+
+
+def _mdd(mdd: float | None) -> str:
+    if mdd is None or mdd == float("inf"):
+        return "none: too few pairs"
+    return f"±{mdd:.3f} (80% power)"
+
+
+def _meaning(c: Comparison) -> str:
+    """What a verdict without a difference means, in words."""
+    if c.verdict == "too few pairs":
+        return (
+            f": with {len(c.pairs)} pairs no difference could reach alpha {c.alpha}; "
+            "score more questions"
+        )
+    if c.verdict == "no significant difference" and c.mdd is not None:
+        return f": a true difference smaller than ±{c.mdd:.3f} would likely go unseen"
+    return ""
 
 
 def _counts(diffs: Sequence[float]) -> tuple[int, int, int]:

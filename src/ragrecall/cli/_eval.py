@@ -5,16 +5,17 @@ too many unscorable samples); 2 bad usage or data; 3 stopped at ``--max-calls`` 
 ``--max-tokens`` (what finished is saved; run again with a larger budget to go on);
 130 interrupted (Ctrl-C; what finished is saved).
 
-With ``--out``, each finished sample is appended to the JSONL file at once (fsync'd);
-running the same command again skips the samples already there (by ``Sample.key()``).
-Without ``--out`` the results live in memory only.
+A sample is identified by its ``sample_id`` (or ``--id-column``), else by its question and
+reference: the same task whichever retriever answered it. With ``--out``, each finished sample
+is appended to the JSONL file at once (fsync'd); running the same command again skips the
+samples already there unchanged and scores a changed row again. Without ``--out`` the results
+live in memory only.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,18 +24,28 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._data import DataRows, iter_samples
+from .._claim_sets import read_claim_sets, with_claim_sets
+from .._data import sample_ids
 from .._errors import SampleError
 from .._html import eval_report
-from .._judge.resolve import JudgeLike, import_judge
+from .._judge.resolve import JudgeLike
+from .._metrics.base import MetricOptions
 from .._metrics.estimate import estimate_cost, known_price, recall_plan
-from .._metrics.registry import MetricOptions, build_metrics, metric_names
+from .._metrics.registry import build_metrics, metric_names
 from .._results_file import Record, ResultsFile, read_records
-from .._run import Budget, score_samples
+from .._run import Budget, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
+from ._inputs import (
+    CLAIM_MODES,
+    add_input_args,
+    claim_cache,
+    claim_mode,
+    judge_spec,
+    read_input,
+)
 
-__all__ = ["add_eval_command", "parse_column_map", "run_eval"]
+__all__ = ["add_eval_command", "run_eval"]
 
 # Exit codes.
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, INTERRUPTED = 0, 1, 2, 3, 130
@@ -47,7 +58,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("data", type=Path, help="a .jsonl/.json/.csv/.parquet file or a directory")
+    add_input_args(p)
     p.add_argument(
         "--metric",
         action="append",
@@ -56,19 +67,10 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="metric to score (repeatable; default context_recall): " + ", ".join(metric_names()),
     )
     p.add_argument(
-        "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
-    )
-    p.add_argument(
-        "--judge-factory",
-        metavar="MODULE:CALLABLE",
-        help="import MODULE and call CALLABLE() for the judge chat model (custom "
-        "clients, test fakes); overrides --judge",
-    )
-    p.add_argument(
         "--claims",
-        choices=("atomic", "sentences"),
-        default="atomic",
-        help="how the reference is split into claims (atomic: by the judge)",
+        default=None,
+        metavar="FILE",
+        help="score against exactly these claim sets (a file from `ragrecall claims`)",
     )
     p.add_argument(
         "--strategy",
@@ -76,15 +78,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         default="auto",
         help="attribution strategy of context/response recall (auto)",
     )
-    p.add_argument(
-        "--column-map",
-        default=None,
-        metavar="A=B,C=D",
-        help="rename your columns to ours: 'gold=reference,ctx=retrieved_contexts' "
-        "or a JSON object",
-    )
     p.add_argument("--concurrency", type=int, default=None, help="samples scored at once")
-    p.add_argument("--limit", type=int, default=None, help="score only the first N rows")
     p.add_argument(
         "--out",
         type=Path,
@@ -150,30 +144,6 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     p.set_defaults(func=run_eval)
 
 
-# --- Inputs -------------------------------------------------------------------------------
-
-
-def parse_column_map(text: str | None) -> dict[str, str] | None:
-    """``"a=b,c=d"`` or a JSON object -> ``{"a": "b", "c": "d"}`` (your column -> our field)."""
-    if not text:
-        return None
-    if text.lstrip().startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise SampleError(f"--column-map: invalid JSON: {err}") from err
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise SampleError("--column-map: expected a JSON object of strings")
-        return {str(k): v for k, v in value.items()}
-    mapping: dict[str, str] = {}
-    for pair in text.split(","):
-        source, sep, target = pair.partition("=")
-        if not sep or not source.strip() or not target.strip():
-            raise SampleError(f"--column-map: expected 'column=field' pairs, got {pair!r}")
-        mapping[source.strip()] = target.strip()
-    return mapping
-
-
 def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``eval`` command; returns the exit code."""
     console = console or Console()
@@ -181,47 +151,47 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     if args.threshold is not None:
         err_console.print("warning: --threshold is deprecated; use --fail-under")
         args.fail_under = args.fail_under if args.fail_under is not None else args.threshold
-    rows: DataRows | None = None
+    if args.claims in CLAIM_MODES:
+        err_console.print(f"warning: --claims {args.claims} is deprecated; use --claim-mode")
+        args.claim_mode, args.claims = args.claims, None
+    store: ResultsFile | None = None
     try:
         _check_args(args)
-        column_map = parse_column_map(args.column_map)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
-        rows = DataRows(args.data, args.limit)
-        samples = list(iter_samples(rows, column_map))
-        judge = import_judge(args.judge_factory) if args.judge_factory else args.judge
-        options = MetricOptions(claims=args.claims, strategy=args.strategy, timeout=args.timeout)
+        samples = read_input(args, err_console).samples
+        if args.claims:
+            samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
+        judge = judge_spec(args)
+        options = MetricOptions(
+            claims=claim_mode(args),
+            strategy=args.strategy,
+            timeout=args.timeout,
+            claim_cache=claim_cache(args),
+        )
         if args.dry_run:
             return _dry_run(args, samples, names, judge, options, console)
-        summary = RunSummary(names, args.show_worst)  # resumed records count too
-        store = (
-            ResultsFile.open(args.out, metrics=names, repeats=args.repeats, on_record=summary.add)
-            if args.out
-            else None
-        )
-    except SampleError as err:
-        message = str(err)
-        if rows is not None and len(rows.files) > 1 and isinstance(err.row, int):
-            message += f" ({rows.locate(err.row)})"
-        err_console.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
-        return USAGE_ERROR
-    except (OSError, ValueError, TypeError) as err:  # TypeError: a malformed row value
-        err_console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
-        return USAGE_ERROR
-    try:
+        if args.out:
+            store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
         metrics = build_metrics(names, judge, options)
-    except (ValueError, ImportError) as err:
-        err_console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
-        if store is not None:
-            store.close()
-        return USAGE_ERROR
+    except SampleError as err:
+        return _usage_error(err_console, str(err), store)
+    except (OSError, ValueError, TypeError, ImportError) as err:
+        return _usage_error(err_console, str(err), store)
+    summary = RunSummary(names, args.show_worst)
+    todo = pending(samples, store.done) if store is not None else []
+    if store is not None:
+        current = dict(zip(sample_ids(samples), (s.content_key() for s in samples), strict=True))
+        for record in read_records(args.out):  # resumed samples count in the summary too
+            if current.get(record.id) == record.content:
+                summary.add(record)
+        if store.repaired:
+            err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")
+        if summary.count:
+            err_console.print(
+                f"resuming: {summary.count} samples already in {args.out}, {len(todo)} to go"
+            )
     # Records are kept in memory only for an HTML report with no results file to read back.
     kept: list[Record] | None = [] if args.report and store is None else None
-    done = store.done if store is not None else set()
-    if store is not None and store.repaired:
-        err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")
-    if done:
-        todo = len({s.key() for s in samples} - done)
-        err_console.print(f"resuming: {len(done)} samples already in {args.out}, {todo} to go")
     budget = Budget(args.max_calls, args.max_tokens)
 
     def collect(record: Record) -> None:
@@ -255,15 +225,20 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"[yellow]interrupted[/]{saved}")
         return INTERRUPTED
     elapsed = time.perf_counter() - start
-    total = len({s.key() for s in samples})
-    return _finish(summary, kept, budget, elapsed, total, args, console)
+    return _finish(summary, kept, budget, elapsed, len(samples), args, console)
+
+
+def _usage_error(err_console: Console, message: str, store: ResultsFile | None) -> int:
+    if store is not None:
+        store.close()
+    err_console.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+    return USAGE_ERROR
 
 
 def _check_args(args: argparse.Namespace) -> None:
     checks = [
         (args.repeats < 1, "--repeats must be at least 1"),
         (args.concurrency is not None and args.concurrency < 1, "--concurrency must be >= 1"),
-        (args.limit is not None and args.limit < 0, "--limit must be >= 0"),
         (not 0 <= args.max_unscorable <= 1, "--max-unscorable must be in [0, 1]"),
         (
             args.fail_under is not None and not 0 <= args.fail_under <= 1,
@@ -287,14 +262,13 @@ def _dry_run(
     console: Console,
 ) -> int:
     plan = recall_plan(judge, options)
-    done: set[str] = set()
-    if args.out is not None and args.out.exists():
-        done = {r.key for r in read_records(args.out)}
-    unique = list({s.key(): s for s in samples if s.key() not in done}.values())
+    done = (
+        {r.id: r.content for r in read_records(args.out)} if args.out and args.out.exists() else {}
+    )
     est = estimate_cost(
-        unique,
+        [samples[i] for i in pending(samples, done)],
         names,
-        claims=args.claims,
+        claims=options.claims,
         strategy=plan.strategy,
         evidence=plan.evidence,
         verdict=plan.verdict,

@@ -1,0 +1,69 @@
+"""``ragrecall claims DATA --out claims.jsonl``: decompose each reference once and write the
+claim sets, to read, edit, keep in a repository, and score against with ``eval --claims``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from .._claim_sets import write_claim_sets
+from .._errors import JudgeError, SampleError
+from .._metrics.base import MetricOptions
+from .._metrics.context_recall import ContextRecall
+from .._schemas import ClaimSet, Sample, Usage
+from ._inputs import add_input_args, claim_cache, claim_mode, judge_spec, read_input
+
+__all__ = ["add_claims_command"]
+
+
+def add_claims_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = commands.add_parser(
+        "claims",
+        help="decompose each reference into claims once and write them to a JSONL file",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_input_args(p)
+    p.add_argument("--out", type=Path, required=True, help="the claim sets' JSONL file")
+    p.add_argument("--concurrency", type=int, default=4, help="references decomposed at once")
+    p.set_defaults(func=run_claims)
+
+
+def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
+    console = console or Console()
+    err = Console(stderr=True)
+    try:
+        samples = read_input(args, err).samples
+        options = MetricOptions(claims=claim_mode(args), claim_cache=claim_cache(args))
+        recall = ContextRecall.from_options(judge_spec(args), options)
+        tasks = list({s.key(): s for s in samples}.values())
+        claim_sets = asyncio.run(_decompose(recall, tasks, max(args.concurrency, 1)))
+        written = write_claim_sets(args.out, zip(tasks, claim_sets, strict=True))
+    except (SampleError, JudgeError, OSError, ValueError) as error:
+        err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
+        return 2
+    usage = sum((c.usage for c in claim_sets), Usage())
+    sources = {s: sum(c.source == s for c in claim_sets) for s in ("judge", "store", "rules")}
+    console.print(
+        f"{written} claim sets ({sum(len(c.claims) for c in claim_sets)} claims) in {args.out}; "
+        f"decomposed now {sources['judge']}, from the claim store {sources['store']}, by rule "
+        f"{sources['rules']}; judge calls {usage.calls}"
+    )
+    return 0
+
+
+async def _decompose(
+    recall: ContextRecall, samples: Sequence[Sample], concurrency: int
+) -> list[ClaimSet]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(sample: Sample) -> ClaimSet:
+        async with gate:
+            return await recall.aclaim_set(sample)
+
+    return list(await asyncio.gather(*(one(s) for s in samples)))

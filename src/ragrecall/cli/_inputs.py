@@ -1,0 +1,156 @@
+"""Arguments ``eval`` and ``claims`` share: the data, its columns and ids, the judge, the claims."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from rich.console import Console
+from rich.markup import escape
+
+from .._data import DataRows, iter_samples, repeated_tasks
+from .._errors import SampleError
+from .._judge.resolve import JudgeLike, import_judge
+from .._metrics.claims import ClaimCache
+from .._schemas import Sample
+
+__all__ = [
+    "CLAIM_MODES",
+    "Input",
+    "add_input_args",
+    "claim_cache",
+    "claim_mode",
+    "judge_spec",
+    "parse_column_map",
+    "read_input",
+]
+
+CLAIM_MODES = ("atomic", "sentences")
+
+
+def add_input_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", type=Path, help="a .jsonl/.json/.csv/.parquet file or a directory")
+    p.add_argument(
+        "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
+    )
+    p.add_argument(
+        "--judge-factory",
+        metavar="MODULE:CALLABLE",
+        help="import MODULE and call CALLABLE() for the judge chat model (custom "
+        "clients, test fakes); overrides --judge",
+    )
+    p.add_argument(
+        "--claim-mode",
+        choices=CLAIM_MODES,
+        default=None,
+        help="how a reference is split into claims: atomic (by the judge, the default) or "
+        "sentences (by rule)",
+    )
+    p.add_argument(
+        "--claims-store",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the SQLite claim store to read and fill (default: the user cache's, shared by "
+        "every run on this machine); keep one in a repository to share claims",
+    )
+    p.add_argument(
+        "--column-map",
+        default=None,
+        metavar="A=B,C=D",
+        help="rename your columns to ours: 'gold=reference,ctx=retrieved_contexts' "
+        "or a JSON object",
+    )
+    p.add_argument(
+        "--id-column",
+        default=None,
+        metavar="NAME",
+        help="the column that identifies a sample across runs (default: sample_id when "
+        "present, else the question and reference)",
+    )
+    p.add_argument("--limit", type=int, default=None, help="read only the first N rows")
+
+
+def parse_column_map(text: str | None) -> dict[str, str] | None:
+    """``"a=b,c=d"`` or a JSON object -> ``{"a": "b", "c": "d"}`` (your column -> our field)."""
+    if not text:
+        return None
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise SampleError(f"--column-map: invalid JSON: {err}") from err
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise SampleError("--column-map: expected a JSON object of strings")
+        return {str(k): v for k, v in value.items()}
+    mapping: dict[str, str] = {}
+    for pair in text.split(","):
+        source, sep, target = pair.partition("=")
+        if not sep or not source.strip() or not target.strip():
+            raise SampleError(f"--column-map: expected 'column=field' pairs, got {pair!r}")
+        mapping[source.strip()] = target.strip()
+    return mapping
+
+
+@dataclass
+class Input:
+    """The samples of a run, read once, and where they came from."""
+
+    rows: DataRows
+    samples: list[Sample]
+
+
+def read_input(args: argparse.Namespace, err: Console) -> Input:
+    """Every sample of ``args.data``. Two rows with one ``sample_id`` are refused; rows that
+    repeat a task are kept as separate samples and reported."""
+    if args.limit is not None and args.limit < 0:
+        raise SampleError("--limit must be >= 0")
+    column_map = parse_column_map(args.column_map) or {}
+    if args.id_column:
+        column_map[args.id_column] = "sample_id"
+    rows = DataRows(args.data, args.limit)
+    try:
+        samples = list(iter_samples(rows, column_map or None))
+    except SampleError as error:
+        if len(rows.files) > 1 and isinstance(error.row, int):
+            raise SampleError(f"{error} ({rows.locate(error.row)})") from error
+        raise
+    groups = repeated_tasks(samples)
+    explicit = [g for g in groups if samples[g[0]].sample_id is not None]
+    if explicit:
+        raise SampleError(
+            f"{len(explicit)} sample ids appear on more than one row (first: "
+            f"{samples[explicit[0][0]].sample_id!r} on rows {_rows(rows, explicit[0])}); "
+            "ids must be unique"
+        )
+    if groups:
+        extra = sum(len(g) - 1 for g in groups)
+        err.print(
+            f"note: {extra} rows repeat the question and reference of an earlier row (first: "
+            f"rows {escape(_rows(rows, groups[0]))}); they are scored as separate samples, "
+            "and `compare` will not pair them: give each row a sample_id (--id-column)",
+            soft_wrap=True,
+        )
+    return Input(rows, samples)
+
+
+def _rows(rows: DataRows, indices: Sequence[int]) -> str:
+    shown = [rows.locate(i) if len(rows.files) > 1 else str(i) for i in indices[:3]]
+    return ", ".join(shown) + (", ..." if len(indices) > 3 else "")
+
+
+def judge_spec(args: argparse.Namespace) -> JudgeLike:
+    return import_judge(args.judge_factory) if args.judge_factory else args.judge
+
+
+def claim_cache(args: argparse.Namespace) -> ClaimCache | None:
+    """The claim store ``--claims-store`` names (None: the default one)."""
+    return ClaimCache(args.claims_store) if args.claims_store else None
+
+
+def claim_mode(args: argparse.Namespace) -> Literal["atomic", "sentences"]:
+    return "sentences" if args.claim_mode == "sentences" else "atomic"

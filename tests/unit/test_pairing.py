@@ -1,0 +1,191 @@
+"""Retriever A against retriever B: samples pair by task, claims are locked, and compare says
+whether "no difference" means equal or too few samples."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import ScriptedJudge, keyword_reply
+
+from ragrecall import ContextRecall, RetrievalRecall, Sample, claim_set_hash, evaluate
+from ragrecall._results_file import read_records
+from ragrecall.cli import main
+
+KEYWORD = ["--judge-factory", "fakes:ScriptedJudge"]
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at the terminal width
+
+
+def questions(n: int, good: bool, tag: str = "t") -> list[dict[str, Any]]:
+    """The same n questions; a good retriever brings back both facts, a bad one neither."""
+    out = []
+    for i in range(n):
+        facts = [f"Cats purr {tag} {i}.", f"Dogs bark {tag} {i}."]
+        chunks = facts if good else [f"Unrelated text {tag} {i}."]
+        out.append(
+            {
+                "question": f"What do pets do ({i})?",
+                "ground_truth": " ".join(facts),
+                "contexts": chunks,
+            }
+        )
+    return out
+
+
+def write(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def evaluated(tmp_path: Path, name: str, rows: Sequence[dict[str, Any]], *extra: str) -> Path:
+    out = tmp_path / f"{name}-results.jsonl"
+    data = write(tmp_path / f"{name}.jsonl", rows)
+    argv = ["eval", str(data), *KEYWORD, "--out", str(out), "--max-unscorable", "1", *extra]
+    assert main(argv) == 0
+    return out
+
+
+def compare(a: Path, b: Path, *extra: str) -> int:
+    return main(["compare", str(a), str(b), *extra])
+
+
+def test_two_retrievers_on_the_same_questions_pair_and_a_regression_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = evaluated(tmp_path, "good", questions(30, good=True))
+    bad = evaluated(tmp_path, "bad", questions(30, good=False))
+    capsys.readouterr()
+    assert compare(good, bad, "--fail-if-worse") == 1
+    out = capsys.readouterr().out
+    assert "30 / 30 / 30" in out and "verdict: worse" in out
+    assert "- lost Cats purr t 0." in out  # same claims in both runs: they are diffed
+    assert compare(bad, good, "--fail-if-worse") == 0
+    assert "verdict: better" in capsys.readouterr().out
+
+
+def test_four_pairs_are_too_few_to_say_no_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = evaluated(tmp_path, "good", questions(4, good=True))
+    bad = evaluated(tmp_path, "bad", questions(4, good=False))
+    capsys.readouterr()
+    assert compare(good, bad, "--fail-if-worse") == 0
+    out = capsys.readouterr().out
+    assert "verdict: too few pairs" in out and "with 4 pairs no difference could reach" in out
+    assert "no significant difference" not in out
+
+
+def test_compare_refuses_runs_that_barely_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = evaluated(tmp_path, "a", questions(10, good=True, tag="x"))
+    b = evaluated(tmp_path, "b", questions(10, good=True, tag="y"))  # other questions' facts
+    capsys.readouterr()
+    assert compare(a, b) == 2
+    assert "only 0 samples pair (A 10, B 10)" in capsys.readouterr().out
+    assert compare(a, b, "--min-shared", "0") == 0
+
+
+def test_compare_refuses_repeated_tasks_and_other_claims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = questions(8, good=True)
+    twice = evaluated(tmp_path, "twice", [*rows, rows[0]])
+    once = evaluated(tmp_path, "once", rows)
+    capsys.readouterr()
+    assert compare(once, twice) == 2
+    assert "B repeats the task of 1 samples" in capsys.readouterr().out
+    other = evaluated(tmp_path, "other", rows, "--claim-mode", "sentences")
+    edited = [{**r, "reference_claims": ["Cats purr."]} for r in rows]
+    locked = evaluated(tmp_path, "locked", edited)
+    capsys.readouterr()
+    assert compare(other, locked) == 2
+    assert "8 paired samples were scored against different claims" in capsys.readouterr().out
+    assert compare(other, locked, "--allow-other-claims") == 0
+    assert "paired, other claims (not diffed)" in capsys.readouterr().out
+
+
+def test_rows_that_differ_only_in_ids_are_separate_samples_in_the_cli_and_evaluate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        {"question": "q", "reference_ids": [f"d{i}", f"e{i}"], "retrieved_ids": [f"d{i}"]}
+        for i in range(100)
+    ]
+    out = evaluated(tmp_path, "ids", rows, "--metric", "retrieval_recall")
+    assert "100 of 100 samples" in capsys.readouterr().out
+    records = read_records(out)
+    assert len(records) == 100
+    assert sum(r.score("retrieval_recall") or 0 for r in records) / 100 == 0.5
+    report = evaluate(rows, [RetrievalRecall()])
+    assert len(report.samples) == 100 and report.mean == 0.5
+
+
+def test_a_row_that_changed_is_scored_again_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = questions(3, good=False)
+    out = evaluated(tmp_path, "r", rows)
+    rows[1] = {**rows[1], "contexts": ["Cats purr t 1.", "Dogs bark t 1."]}
+    capsys.readouterr()
+    evaluated(tmp_path, "r", rows)
+    captured = capsys.readouterr()
+    assert "resuming: 2 samples already in" in captured.err and "1 to go" in captured.err
+    assert "3 of 3 samples" in captured.out
+    assert sorted(r.score("context_recall") for r in read_records(out)) == [0.0, 0.0, 1.0]
+
+
+def test_sample_ids_identify_samples_whatever_their_text(tmp_path: Path) -> None:
+    a = Sample(sample_id="q1", user_input="What?", reference="A.")
+    b = Sample(sample_id="q1", user_input="What, exactly?", reference="B.")
+    assert a.key() == b.key() != Sample(user_input="What?", reference="A.").key()
+    retrieved = Sample(user_input="What?", reference="A.", retrieved_contexts=["x"])
+    assert retrieved.key() == Sample(user_input="What?", reference="A.").key()
+    assert retrieved.content_key() != Sample(user_input="What?", reference="A.").content_key()
+
+
+def test_claims_are_decomposed_once_written_edited_and_scored_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = questions(3, good=True)
+    data = write(tmp_path / "d.jsonl", rows)
+    claims = tmp_path / "claims.jsonl"
+    store = tmp_path / "store.sqlite"
+    common = [str(data), *KEYWORD, "--claims-store", str(store)]
+    assert main(["claims", *common, "--out", str(claims)]) == 0
+    assert "3 claim sets (6 claims)" in capsys.readouterr().out
+    lines = [json.loads(line) for line in claims.read_text().splitlines()]
+    assert lines[0]["claims"] == ["Cats purr t 0.", "Dogs bark t 0."]
+    lines[0]["claims"] = ["Cats purr t 0.", "Dogs bark t 0.", "Birds sing t 0."]  # edited
+    claims.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "r.jsonl"
+    assert (
+        main(["eval", *common, "--claims", str(claims), "--out", str(out), "--max-unscorable", "1"])
+        == 0
+    )
+    by_question = {r.sample.user_input: r.results["context_recall"] for r in read_records(out)}
+    first = by_question["What do pets do (0)?"]
+    assert first.claims == lines[0]["claims"] and first.missing == ["Birds sing t 0."]
+    assert first.claim_set == claim_set_hash(lines[0]["claims"]) != lines[0]["claim_set"]
+    assert sum(r.usage.calls for r in by_question.values()) == 3  # attribution only: batched
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text(json.dumps(lines[0]) + "\n")
+    assert main(["eval", *common, "--claims", str(partial)]) == 2
+    assert "has no claim set for 2 of 3 samples (rows 1, 2)" in capsys.readouterr().err
+
+
+def test_the_claim_store_is_shared_across_runs_and_metrics(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite"
+    judge = ScriptedJudge(reply=keyword_reply)
+    sample = {"question": "q", "ground_truth": "Cats purr. Dogs bark.", "contexts": ["Cats purr."]}
+    first = ContextRecall(judge, cache_path=store).claim_set(sample)
+    again = ContextRecall(ScriptedJudge(reply=keyword_reply), cache_path=store).claim_set(sample)
+    assert (first.source, again.source) == ("judge", "store")
+    assert first.claims == again.claims and again.usage.calls == 0
