@@ -56,30 +56,31 @@ def compare(a: Path, b: Path, *extra: str) -> int:
     return main(["compare", str(a), str(b), *extra])
 
 
-def test_two_retrievers_on_the_same_questions_pair_and_a_regression_is_caught(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def retrievers(tmp_path: Path, n: int) -> tuple[Path, Path]:
+    """Results of a good and a bad retriever on the same n questions."""
+    good, bad = (evaluated(tmp_path, k, questions(n, good=k == "good")) for k in ("good", "bad"))
+    return good, bad
+
+
+@pytest.mark.parametrize(
+    ("n", "code", "says"),
+    [
+        # 30 questions: every sample pairs, the regression is caught, same claims are diffed
+        (30, 1, ["30 / 30 / 30", "verdict: worse", "- lost Cats purr t 0."]),
+        # 4 questions: too few to detect anything, which is not "no difference"
+        (4, 0, ["verdict: too few pairs", "with 4 pairs no difference could reach"]),
+    ],
+)
+def test_two_retrievers_on_the_same_questions(
+    n: int, code: int, says: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    good = evaluated(tmp_path, "good", questions(30, good=True))
-    bad = evaluated(tmp_path, "bad", questions(30, good=False))
+    good, bad = retrievers(tmp_path, n)
     capsys.readouterr()
-    assert compare(good, bad, "--fail-if-worse") == 1
+    assert compare(good, bad, "--fail-if-worse") == code
     out = capsys.readouterr().out
-    assert "30 / 30 / 30" in out and "verdict: worse" in out
-    assert "- lost Cats purr t 0." in out  # same claims in both runs: they are diffed
+    assert all(s in out for s in says) and "no significant difference" not in out
     assert compare(bad, good, "--fail-if-worse") == 0
-    assert "verdict: better" in capsys.readouterr().out
-
-
-def test_four_pairs_are_too_few_to_say_no_difference(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    good = evaluated(tmp_path, "good", questions(4, good=True))
-    bad = evaluated(tmp_path, "bad", questions(4, good=False))
-    capsys.readouterr()
-    assert compare(good, bad, "--fail-if-worse") == 0
-    out = capsys.readouterr().out
-    assert "verdict: too few pairs" in out and "with 4 pairs no difference could reach" in out
-    assert "no significant difference" not in out
+    assert ("verdict: better" in capsys.readouterr().out) == (n == 30)
 
 
 def test_compare_refuses_runs_that_barely_pair(

@@ -16,19 +16,14 @@ from .._errors import JudgeError, SampleError
 from .._metrics.base import MetricOptions
 from .._metrics.context_recall import ContextRecall
 from .._schemas import ClaimSet, Sample, Usage
-from ._inputs import add_input_args, claim_cache, claim_mode, judge_spec, read_input
+from ._inputs import add_input_command, claim_cache, claim_mode, judge_spec, read_input
 
 __all__ = ["add_claims_command"]
 
 
 def add_claims_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = commands.add_parser(
-        "claims",
-        help="decompose each reference into claims once and write them to a JSONL file",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_input_args(p)
+    about = "decompose each reference into claims once and write them to a JSONL file"
+    p = add_input_command(commands, "claims", about, __doc__)
     p.add_argument("--out", type=Path, required=True, help="the claim sets' JSONL file")
     p.add_argument("--concurrency", type=int, default=4, help="references decomposed at once")
     p.set_defaults(func=run_claims)

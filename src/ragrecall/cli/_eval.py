@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
@@ -38,7 +39,7 @@ from .._schemas import Sample
 from .._summary import RunSummary
 from ._inputs import (
     CLAIM_MODES,
-    add_input_args,
+    add_input_command,
     claim_cache,
     claim_mode,
     judge_spec,
@@ -52,13 +53,9 @@ OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = commands.add_parser(
-        "eval",
-        help="score a dataset (JSONL/CSV/Parquet file or a directory of them)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_input_command(
+        commands, "eval", "score a dataset (JSONL/CSV/Parquet file or a directory of them)", __doc__
     )
-    add_input_args(p)
     p.add_argument(
         "--metric",
         action="append",
@@ -265,16 +262,8 @@ def _dry_run(
     done = (
         {r.id: r.content for r in read_records(args.out)} if args.out and args.out.exists() else {}
     )
-    est = estimate_cost(
-        [samples[i] for i in pending(samples, done)],
-        names,
-        claims=options.claims,
-        strategy=plan.strategy,
-        evidence=plan.evidence,
-        verdict=plan.verdict,
-        window_tokens=plan.window_tokens,
-        repeats=args.repeats,
-    )
+    todo = [samples[i] for i in pending(samples, done)]
+    est = estimate_cost(todo, names, claims=options.claims, repeats=args.repeats, **asdict(plan))
     table = Table(title="dry run: estimated judge work (no judge called)", title_justify="left")
     table.add_column("")
     table.add_column("estimate", justify="right")

@@ -21,7 +21,7 @@ from .._schemas import Sample
 __all__ = [
     "CLAIM_MODES",
     "Input",
-    "add_input_args",
+    "add_input_command",
     "claim_cache",
     "claim_mode",
     "judge_spec",
@@ -32,7 +32,16 @@ __all__ = [
 CLAIM_MODES = ("atomic", "sentences")
 
 
-def add_input_args(p: argparse.ArgumentParser) -> None:
+def add_input_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    about: str,
+    doc: str | None,
+) -> argparse.ArgumentParser:
+    """A command that reads a dataset and may call the judge, with the arguments for both."""
+    p = commands.add_parser(
+        name, help=about, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("data", type=Path, help="a .jsonl/.json/.csv/.parquet file or a directory")
     p.add_argument(
         "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
@@ -73,6 +82,7 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
         "present, else the question and reference)",
     )
     p.add_argument("--limit", type=int, default=None, help="read only the first N rows")
+    return p
 
 
 def parse_column_map(text: str | None) -> dict[str, str] | None:
