@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,31 +37,51 @@ _COLUMNS = frozenset(Sample.model_fields) | {
 }
 
 
-# Columns that hold lists; in CSV files they are JSON-encoded.
+# Columns that hold lists (or, for relevance, a mapping): a CSV cell holds them as JSON or as a
+# Python literal (what pandas' and RAGAS's to_csv write: ['a', 'b']).
 _LIST_COLUMNS = {
     "retrieved_contexts",
     "contexts",
     "retrieved_ids",
     "reference_ids",
     "reference_claims",
+    "reference_contexts",
+    "relevance",
 }
 
 
 def _clean(row: Mapping[str, Any], index: int | str | None) -> dict[str, Any]:
-    """NaN (pandas' empty cell) to None; JSON-encoded lists (CSV cells) to lists."""
+    """NaN (pandas' empty cell) and empty list cells to None; list cells written as text (CSV)
+    to lists; numpy arrays (Parquet, pandas) to lists."""
     out: dict[str, Any] = {}
     for key, value in row.items():
         if isinstance(value, float) and value != value:
             value = None
-        elif key in _LIST_COLUMNS and isinstance(value, str) and value.lstrip().startswith("["):
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError as err:
-                raise SampleError(f"not a JSON list: {err}", row=index, field=key) from err
-        elif hasattr(value, "tolist"):  # numpy arrays from Parquet or pandas
+        elif key in _LIST_COLUMNS and isinstance(value, str):
+            value = _decoded(value, index, key)
+        elif hasattr(value, "tolist"):
             value = value.tolist()
         out[key] = value
     return out
+
+
+def _decoded(text: str, index: int | str | None, field: str) -> Any:
+    """A list cell's value: JSON, else a Python literal (read with ``ast.literal_eval``, which
+    evaluates no code); an empty cell is absent; other text is the value itself."""
+    if not text.strip():
+        return None
+    if not text.lstrip().startswith(("[", "{")):
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as err:
+        raise SampleError(
+            f"not a list (neither JSON nor a Python literal): {err}", row=index, field=field
+        ) from err
 
 
 def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -> Sample:
@@ -144,7 +165,7 @@ def _read_path(path: Path) -> Iterator[Any]:
         value = json.loads(path.read_text(encoding="utf-8"))
         yield from value if isinstance(value, list) else [value]
     elif suffix == ".csv":
-        with path.open(encoding="utf-8", newline="") as f:
+        with path.open(encoding="utf-8-sig", newline="") as f:  # a BOM is not a column name
             yield from csv.DictReader(f)
     elif suffix == ".parquet":
         import pandas as pd

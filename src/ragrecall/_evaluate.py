@@ -53,12 +53,19 @@ class EvaluationReport(BaseModel):
         return [i for i, r in enumerate(self.results[name]) if r.status == "unscorable"]
 
     def to_pandas(self) -> Any:
-        """One row per sample: the question, and per metric its score, status, reason, missing."""
+        """One row per sample, as RAGAS gives it: the sample's own columns (``user_input``,
+        ``retrieved_contexts`` as texts, ``reference``, ``response``, ids, ...; those no sample
+        has are left out), then per metric its score, and ``<metric>_status``, ``_reason`` and
+        ``_missing``."""
         import pandas as pd
 
+        given = {name for s in self.samples for name in s.model_fields_set}
+        columns = [name for name in Sample.model_fields if name in given]
         rows = []
         for i, sample in enumerate(self.samples):
-            row: dict[str, Any] = {"user_input": sample.user_input, "reference": sample.reference}
+            row: dict[str, Any] = {name: getattr(sample, name) for name in columns}
+            if "retrieved_contexts" in row:
+                row["retrieved_contexts"] = [c.text for c in sample.retrieved_contexts]
             for name, results in self.results.items():
                 result = results[i]
                 row[name] = result.score

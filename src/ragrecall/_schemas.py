@@ -104,7 +104,7 @@ class Sample(BaseModel):
             elif isinstance(item, str):
                 chunks.append(Chunk(id=str(i + 1), text=item, rank=i + 1))
             elif isinstance(item, Mapping):
-                chunk = dict(item)
+                chunk = {k: v for k, v in item.items() if v is not None}  # Arrow fills nulls
                 if "text" not in chunk and "page_content" in chunk:
                     chunk["text"] = chunk.pop("page_content")
                 chunk.setdefault("id", str(i + 1))

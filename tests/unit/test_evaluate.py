@@ -118,3 +118,61 @@ def test_evaluate_keeps_each_metrics_own_retries_and_deadline_unless_told() -> N
     failures = iter(range(4))
     told = evaluate([row], [patient()], max_retries=2).results["context_recall"][0]
     assert told.status == "unscorable" and "TimeoutError" in told.reason
+
+
+def test_to_pandas_keeps_the_input_columns_then_the_metrics() -> None:
+    rows = [{**r, "answer": "Cats purr.", "retrieved_ids": ["a"]} for r in ROWS]
+    frame = evaluate(rows, [recall()]).to_pandas()
+    assert list(frame.columns)[:5] == [
+        "user_input",
+        "reference",
+        "retrieved_contexts",
+        "response",
+        "retrieved_ids",
+    ]
+    assert list(frame.columns)[5:] == [
+        "context_recall",
+        "context_recall_status",
+        "context_recall_reason",
+        "context_recall_missing",
+    ]
+    assert frame.loc[0, "retrieved_contexts"] == ["Cats purr loudly."]
+
+
+def test_csv_written_by_pandas_loads_as_written(tmp_path: Any) -> None:
+    """pandas (and RAGAS, which uses it) write list cells as Python literals; empty cells are
+    absent, a UTF-8 BOM is not part of the first column's name."""
+    rows = [
+        {
+            "user_input": "q1",
+            "reference": "Cats purr.",
+            "retrieved_contexts": ["Cats purr loudly.", "It's 'quoted'."],
+            "reference_contexts": ["Cats purr loudly."],
+            "retrieved_ids": ["a", "b"],
+            "relevance": {"a": 1.0},
+        },
+        {"user_input": "q2", "reference": "Dogs bark.", "retrieved_contexts": ["Dogs bark."]},
+    ]
+    path = tmp_path / "ragas.csv"
+    pd.DataFrame(rows).to_csv(path, index=False, encoding="utf-8-sig")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbfuser_input")
+    first, second = load_samples(path)
+    assert [c.text for c in first.retrieved_contexts] == ["Cats purr loudly.", "It's 'quoted'."]
+    assert first.reference_contexts == ["Cats purr loudly."]
+    assert (first.retrieved_ids, first.relevance) == (["a", "b"], {"a": 1.0})
+    assert (second.retrieved_ids, second.reference_contexts, second.relevance) == (None,) * 3
+    assert len(evaluate(path, [recall()]).samples) == 2
+
+
+def test_a_list_cell_that_is_no_list_names_its_row_and_field(tmp_path: Any) -> None:
+    path = tmp_path / "bad.csv"
+    pd.DataFrame([{"user_input": "q", "retrieved_ids": "[a, b"}]).to_csv(path, index=False)
+    with pytest.raises(SampleError, match="row 0.*retrieved_ids.*neither JSON nor a Python"):
+        load_samples(path)
+
+
+def test_chunks_with_null_fields_read_as_absent() -> None:
+    (sample,) = load_samples(
+        [{"user_input": "q", "retrieved_contexts": [{"id": "a", "text": "t", "metadata": None}]}]
+    )
+    assert sample.retrieved_contexts[0].metadata == {}
