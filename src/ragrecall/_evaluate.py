@@ -6,7 +6,7 @@ import asyncio
 import functools
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ParamSpec, TypeVar
 
@@ -166,6 +166,8 @@ async def astream(
     names = [m.name for m in metrics]
     if not metrics or len(set(names)) != len(names):
         raise ValueError(f"need one or more metrics with unique names, got {names}")
+    if isinstance(dataset, Iterator):  # a one-shot iterator is read once, here
+        dataset = list(dataset)
     for _ in iter_samples(dataset, column_map):
         pass
     if concurrency is None:

@@ -10,7 +10,15 @@ import pandas as pd
 import pytest
 from fakes import ScriptedJudge, keyword_reply
 
-from ragrecall import ClaimCache, ContextRecall, SampleError, aevaluate, evaluate, load_samples
+from ragrecall import (
+    ClaimCache,
+    ContextRecall,
+    SampleError,
+    aevaluate,
+    astream,
+    evaluate,
+    load_samples,
+)
 
 ROWS = [
     {"question": "q1", "ground_truth": "Cats purr. Dogs fly.", "contexts": ["Cats purr loudly."]},
@@ -176,3 +184,8 @@ def test_chunks_with_null_fields_read_as_absent() -> None:
         [{"user_input": "q", "retrieved_contexts": [{"id": "a", "text": "t", "metadata": None}]}]
     )
     assert sample.retrieved_contexts[0].metadata == {}
+
+
+async def test_astream_reads_a_one_shot_iterator_once() -> None:
+    scored = [s async for s in astream(iter(ROWS), [recall()])]
+    assert sorted(s.index for s in scored) == [0, 1, 2]
