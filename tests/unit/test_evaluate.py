@@ -175,7 +175,7 @@ def test_csv_written_by_pandas_loads_as_written(tmp_path: Any) -> None:
 def test_a_list_cell_that_is_no_list_names_its_row_and_field(tmp_path: Any) -> None:
     path = tmp_path / "bad.csv"
     pd.DataFrame([{"user_input": "q", "retrieved_ids": "[a, b"}]).to_csv(path, index=False)
-    with pytest.raises(SampleError, match="row 0.*retrieved_ids.*neither JSON nor a Python"):
+    with pytest.raises(SampleError, match=r"row 0.*retrieved_ids.*neither JSON nor a Python"):
         load_samples(path)
 
 
