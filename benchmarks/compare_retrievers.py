@@ -54,7 +54,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import commit, fmt, write_json
+from _common import commit, write_json
 
 METRIC = "context_recall"
 SEED, RESAMPLES = 0, 10_000  # compare's defaults
@@ -63,12 +63,17 @@ SEED, RESAMPLES = 0, 10_000  # compare's defaults
 # in its own document, no document stating another fact of its topic.
 TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
     (
-        "Where does the Amazon River flow, how long is it, and where does it end?",
+        (
+            "Which countries does the Amazon River flow through, how long is the Amazon River, and"
+            " which ocean does it empty into?"
+        ),
         [
             (
                 "The Amazon River flows through Peru, Colombia and Brazil.",
-                "The Amazon River rises in the Andes of Peru and flows through Colombia and "
-                "Brazil.",
+                (
+                    "The Amazon River rises in the Andes of Peru and flows through Colombia and "
+                    "Brazil."
+                ),
             ),
             (
                 "The Amazon River is about 6,400 kilometres long.",
@@ -81,7 +86,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "Where is Mount Kilimanjaro, how high is it, and what kind of mountain is it?",
+        (
+            "Where does Mount Kilimanjaro stand, how many metres high is Mount Kilimanjaro, and is"
+            " Mount Kilimanjaro a volcano?"
+        ),
         [
             (
                 "Mount Kilimanjaro is in Tanzania.",
@@ -98,17 +106,24 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "Where is the Great Barrier Reef, what is it made of, and what threatens it?",
+        (
+            "Where does the Great Barrier Reef lie, how many reefs make up the Great Barrier Reef,"
+            " and what threatens the Great Barrier Reef?"
+        ),
         [
             (
                 "The Great Barrier Reef lies off the coast of Queensland, Australia.",
-                "The Great Barrier Reef lies in the Coral Sea off the coast of Queensland, "
-                "Australia.",
+                (
+                    "The Great Barrier Reef lies in the Coral Sea off the coast of Queensland, "
+                    "Australia."
+                ),
             ),
             (
                 "The Great Barrier Reef is made of about 2,900 individual reefs.",
-                "The Great Barrier Reef is made up of about 2,900 individual reefs and 900 "
-                "islands.",
+                (
+                    "The Great Barrier Reef is made up of about 2,900 individual reefs and 900 "
+                    "islands."
+                ),
             ),
             (
                 "Coral bleaching threatens the Great Barrier Reef.",
@@ -117,8 +132,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "How do honeybees communicate, how is a colony of honeybees led, and how do they make "
-        "honey?",
+        (
+            "How do honeybees communicate, does each colony of honeybees have a queen, and how do "
+            "honeybees make honey?"
+        ),
         [
             (
                 "Honeybees communicate with a waggle dance.",
@@ -135,7 +152,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "When was the Rosetta Stone found, what is written on it, and where is it kept?",
+        (
+            "When was the Rosetta Stone found, which scripts does the Rosetta Stone carry, and "
+            "where is the Rosetta Stone kept?"
+        ),
         [
             (
                 "The Rosetta Stone was found in 1799.",
@@ -143,19 +163,22 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
             ),
             (
                 "The Rosetta Stone carries one text in three scripts.",
-                "The Rosetta Stone carries one decree written in three scripts: hieroglyphic, "
-                "Demotic and Greek.",
+                (
+                    "The Rosetta Stone carries one decree written in three scripts: hieroglyphic, "
+                    "Demotic and Greek."
+                ),
             ),
             (
                 "The Rosetta Stone is kept in the British Museum.",
-                "Since 1802 the Rosetta Stone has been on display in the British Museum in "
-                "London.",
+                "Since 1802 the Rosetta Stone has been on display in the British Museum in London.",
             ),
         ],
     ),
     (
-        "Where was Marie Curie born, what did Marie Curie discover, and which prizes did she "
-        "win?",
+        (
+            "Where was Marie Curie born, what did Marie Curie discover, and which Nobel Prizes did"
+            " Marie Curie win?"
+        ),
         [
             (
                 "Marie Curie was born in Warsaw in 1867.",
@@ -172,7 +195,7 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "Who discovered penicillin, where does penicillin come from, and what does it treat?",
+        "Who discovered penicillin, what makes penicillin, and what does penicillin treat?",
         [
             (
                 "Alexander Fleming discovered penicillin in 1928.",
@@ -189,7 +212,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "Where is the Sahara Desert, how does it rank among deserts, and how large is it?",
+        (
+            "Where does the Sahara Desert stretch, is the Sahara Desert the largest hot desert, "
+            "and how much does the Sahara Desert cover?"
+        ),
         [
             (
                 "The Sahara Desert stretches across North Africa.",
@@ -206,7 +232,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "How big is Jupiter, what is its famous storm, and how many moons does Jupiter have?",
+        (
+            "Is Jupiter the largest planet, which storm has raged on Jupiter for centuries, and "
+            "how many moons orbit Jupiter?"
+        ),
         [
             (
                 "Jupiter is the largest planet in the solar system.",
@@ -214,8 +243,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
             ),
             (
                 "Jupiter has a giant storm called the Great Red Spot.",
-                "A storm bigger than Earth, the Great Red Spot, has raged on Jupiter for "
-                "centuries.",
+                (
+                    "A storm bigger than Earth, the Great Red Spot, has raged on Jupiter for "
+                    "centuries."
+                ),
             ),
             (
                 "Jupiter has 95 known moons.",
@@ -224,29 +255,36 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "How long is the Great Wall of China, why was it built, and who built the parts that "
-        "survive?",
+        (
+            "How long is the Great Wall of China, why was the Great Wall of China built, and who "
+            "built the Great Wall of China that survives?"
+        ),
         [
             (
                 "The Great Wall of China is over 21,000 kilometres long.",
-                "Counting all its branches, the Great Wall of China is over 21,000 kilometres "
-                "long.",
+                (
+                    "Counting all its branches, the Great Wall of China is over 21,000 kilometres "
+                    "long."
+                ),
             ),
             (
                 "The Great Wall of China was built to keep out northern invaders.",
-                "The Great Wall of China was built to keep out invaders from the northern "
-                "steppes.",
+                "The Great Wall of China was built to keep out invaders from the northern steppes.",
             ),
             (
                 "The Ming dynasty built most of the surviving Great Wall of China.",
-                "Most of the Great Wall of China that survives today was built by the Ming "
-                "dynasty.",
+                (
+                    "Most of the Great Wall of China that survives today was built by the Ming "
+                    "dynasty."
+                ),
             ),
         ],
     ),
     (
-        "How many hearts do octopuses have, what colour is their blood, and what can octopuses "
-        "do with their skin?",
+        (
+            "How many hearts do octopuses have, what colour is the blood of octopuses, and can "
+            "octopuses change the colour of their skin?"
+        ),
         [
             (
                 "Octopuses have three hearts.",
@@ -263,8 +301,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "When did the Panama Canal open, what does it connect, and how does the Panama Canal "
-        "raise ships?",
+        (
+            "When did the Panama Canal open, what does the Panama Canal link, and how does the "
+            "Panama Canal lift ships?"
+        ),
         [
             (
                 "The Panama Canal opened in 1914.",
@@ -272,8 +312,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
             ),
             (
                 "The Panama Canal links the Atlantic and Pacific oceans.",
-                "The Panama Canal links the Atlantic Ocean with the Pacific Ocean across the "
-                "Isthmus of Panama.",
+                (
+                    "The Panama Canal links the Atlantic Ocean with the Pacific Ocean across the "
+                    "Isthmus of Panama."
+                ),
             ),
             (
                 "The Panama Canal uses locks to lift ships.",
@@ -299,8 +341,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "When did Gutenberg build the printing press, what type did the Gutenberg press use, "
-        "and what did it print?",
+        (
+            "When did Johannes Gutenberg build his printing press, what type did the Gutenberg "
+            "press use, and when was the Gutenberg Bible printed?"
+        ),
         [
             (
                 "Johannes Gutenberg built his printing press around 1440.",
@@ -312,13 +356,18 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
             ),
             (
                 "The Gutenberg Bible was printed in the 1450s.",
-                "The Gutenberg Bible, printed in the 1450s, was the first major book from the "
-                "press.",
+                (
+                    "The Gutenberg Bible, printed in the 1450s, was the first major book from the "
+                    "press."
+                ),
             ),
         ],
     ),
     (
-        "Where is Lake Baikal, how deep is Lake Baikal, and how much water does it hold?",
+        (
+            "Where does Lake Baikal lie, how deep is Lake Baikal, and how much fresh water does "
+            "Lake Baikal hold?"
+        ),
         [
             (
                 "Lake Baikal is in Siberia.",
@@ -335,7 +384,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "Where did the Titanic sail from, what did the Titanic hit, and when did it sink?",
+        (
+            "Where did the Titanic leave from, what did the Titanic strike, and when did the "
+            "Titanic sink?"
+        ),
         [
             (
                 "The Titanic sailed from Southampton.",
@@ -352,8 +404,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "What energy does photosynthesis use, what does photosynthesis take in, and what does "
-        "it release?",
+        (
+            "What energy does photosynthesis capture, what does photosynthesis take in, and what "
+            "does photosynthesis release?"
+        ),
         [
             (
                 "Photosynthesis uses the energy of sunlight.",
@@ -370,8 +424,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "When was the Eiffel Tower completed, how tall is the Eiffel Tower, and what is it "
-        "made of?",
+        (
+            "When was the Eiffel Tower completed, how tall is the Eiffel Tower, and what is the "
+            "Eiffel Tower built from?"
+        ),
         [
             (
                 "The Eiffel Tower was completed in 1889.",
@@ -388,12 +444,11 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "How hot is Venus, which way does Venus spin, and how long is a day on Venus?",
+        "Is Venus the hottest planet, which way does Venus spin, and how long is a day on Venus?",
         [
             (
                 "Venus is the hottest planet in the solar system.",
-                "With surface temperatures near 465 degrees Celsius, Venus is the hottest "
-                "planet in the solar system.",
+                "Venus, at about 465 degrees Celsius, is the hottest planet in the solar system.",
             ),
             (
                 "Venus spins in the opposite direction to most planets.",
@@ -406,8 +461,10 @@ TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "Which way does the Nile flow, which countries does the Nile cross, and how are its "
-        "floods controlled?",
+        (
+            "Which way does the Nile flow, which countries does the Nile pass through, and what "
+            "controls the floods of the Nile?"
+        ),
         [
             (
                 "The Nile flows north into the Mediterranean Sea.",
@@ -472,12 +529,14 @@ def dataset(retriever: Any, questions: int) -> list[dict[str, Any]]:
     rows = []
     for i, (question, facts) in enumerate(TOPICS[:questions]):
         docs = retriever.invoke(question)
-        rows.append({
-            "sample_id": sample_id(i),
-            "user_input": question,
-            "reference": " ".join(ref for ref, _ in facts),
-            "retrieved_contexts": [{"id": d.id, "text": d.page_content} for d in docs],
-        })
+        rows.append(
+            {
+                "sample_id": sample_id(i),
+                "user_input": question,
+                "reference": " ".join(ref for ref, _ in facts),
+                "retrieved_contexts": [{"id": d.id, "text": d.page_content} for d in docs],
+            }
+        )
     return rows
 
 
@@ -545,19 +604,27 @@ def figures(a: dict[str, float | None], b: dict[str, float | None], alpha: float
     )
 
     shared = [k for k in b if k in a]
-    pairs = [(a[k], b[k]) for k in shared if a[k] is not None and b[k] is not None]
-    diffs = [float(y) - float(x) for x, y in pairs]  # type: ignore[arg-type]
+    pairs: list[tuple[float, float]] = []
+    for key in shared:
+        x, y = a[key], b[key]
+        if x is not None and y is not None:
+            pairs.append((x, y))
+    diffs = [y - x for x, y in pairs]
     result: dict[str, Any] = {
-        "samples_a": len(a), "samples_b": len(b), "paired": len(shared),
-        "only_a": len(a) - len(shared), "only_b": len(b) - len(shared),
+        "samples_a": len(a),
+        "samples_b": len(b),
+        "paired": len(shared),
+        "only_a": len(a) - len(shared),
+        "only_b": len(b) - len(shared),
         "both_scored": len(pairs),
-        "worse": sum(d < 0 for d in diffs), "better": sum(d > 0 for d in diffs),
+        "worse": sum(d < 0 for d in diffs),
+        "better": sum(d > 0 for d in diffs),
         "same": sum(d == 0 for d in diffs),
     }
     if diffs:
         result.update(
-            mean_a=mean([float(x) for x, _ in pairs]),  # type: ignore[arg-type]
-            mean_b=mean([float(y) for _, y in pairs]),  # type: ignore[arg-type]
+            mean_a=mean([x for x, _ in pairs]),
+            mean_b=mean([y for _, y in pairs]),
             mean_diff=mean(diffs),
             ci=bootstrap_ci(diffs, resamples=RESAMPLES, seed=SEED),
             p=sign_flip_test(diffs, resamples=RESAMPLES, seed=SEED),
@@ -584,24 +651,25 @@ def mdd_text(value: float | None) -> str:
     return "none (too few pairs)" if value == math.inf else f"±{value:.3f}"
 
 
-def row(label: str, f: dict[str, Any], verdict: str, code: int, seconds: float) -> str:
+def row(label: str, f: dict[str, Any], verdict: str, code: int) -> str:
     if "mean_diff" in f:
         lo, hi = f["ci"]
-        means = f"{f['mean_a']:.3f} | {f['mean_b']:.3f} | {f['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        means = (
+            f"{f['mean_a']:.3f} | {f['mean_b']:.3f} | {f['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        )
         tests = f"{f['p']:.4g} | {signed(f['d'])} | {mdd_text(f['mdd'])}"
     else:
         means, tests = "n/a | n/a | n/a", "n/a | n/a | n/a"
     return (
         f"| {label} | {f['paired']} | {f['only_a']} / {f['only_b']} | {means} | "
-        f"{f['better']} / {f['worse']} / {f['same']} | {tests} | {verdict} | {code} | "
-        f"{seconds:.0f} |"
+        f"{f['better']} / {f['worse']} / {f['same']} | {tests} | {verdict} | {code} |"
     )
 
 
 HEADER = (
     "| comparison | pairs | only in A / B | mean A | mean B | B - A [95% CI] | better / worse "
     "/ same | permutation p | paired d | smallest detectable (80% power) | verdict | exit "
-    "(--fail-if-worse) | s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "(--fail-if-worse) |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -610,8 +678,12 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=20, help=f"at most {len(TOPICS)}")
     parser.add_argument("--k-good", type=int, default=4, help="A: documents retrieved (4)")
     parser.add_argument("--k-bad", type=int, default=1, help="B, degraded: documents (1)")
-    parser.add_argument("--claim-mode", choices=["atomic", "sentences"], default="atomic",
-                        help="how `ragrecall claims` splits the references (atomic: the judge)")
+    parser.add_argument(
+        "--claim-mode",
+        choices=["atomic", "sentences"],
+        default="atomic",
+        help="how `ragrecall claims` splits the references (atomic: the judge)",
+    )
     parser.add_argument("--small", type=int, default=4, help="questions of the small comparison")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--workdir", type=Path, help="where the files go (default: a temp dir)")
@@ -624,8 +696,10 @@ def main() -> int:
     date = time.strftime("%Y-%m-%d %H:%M")
     load_start = os.getloadavg()
     print(f"command: {command}")
-    print(f"commit {commit()}  date {date}  load average {load_start[0]:.2f} {load_start[1]:.2f} "
-          f"{load_start[2]:.2f}")
+    print(
+        f"commit {commit()}  date {date}  load average {load_start[0]:.2f} {load_start[1]:.2f} "
+        f"{load_start[2]:.2f}"
+    )
     work = args.workdir or Path(tempfile.mkdtemp(prefix="ragrecall-compare-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"workdir {work}")
@@ -638,18 +712,28 @@ def main() -> int:
         data[name] = work / f"{name}.jsonl"
         write_rows(data[name], rows)
         shares = facts_found(rows)
-        print(f"retriever {name} (k={k}): {args.questions} questions, reference facts among the "
-              f"retrieved documents {sum(shares) / len(shares):.3f} on average, all found on "
-              f"{sum(s == 1 for s in shares)}, at most one on {sum(s <= 1 / 3 for s in shares)}")
+        print(
+            f"retriever {name} (k={k}): {args.questions} questions, reference facts among the "
+            f"retrieved documents {sum(shares) / len(shares):.3f} on average, all found on "
+            f"{sum(s == 1 for s in shares)}, at most one on {sum(s <= 1 / 3 for s in shares)}"
+        )
 
     claims, results = work / "claims.jsonl", {n: work / f"r{n.lower()}.jsonl" for n in "AB"}
     for path in (claims, *results.values()):
         path.unlink(missing_ok=True)  # fresh runs: eval --out would resume from an old file
     steps: dict[str, dict[str, Any]] = {}
-    code, _, seconds = ragrecall([
-        "claims", str(data["A"]), "--out", str(claims), "--claim-mode", args.claim_mode,
-        "--claims-store", str(work / "claims.sqlite"),
-    ])
+    code, _, seconds = ragrecall(
+        [
+            "claims",
+            str(data["A"]),
+            "--out",
+            str(claims),
+            "--claim-mode",
+            args.claim_mode,
+            "--claims-store",
+            str(work / "claims.sqlite"),
+        ]
+    )
     steps["claims"] = {"exit": code, "seconds": seconds}
     for name in "AB":
         code, _, seconds = ragrecall(
@@ -662,33 +746,55 @@ def main() -> int:
     for name in "AB":
         subset(results[name], small_ids, small[name])
     comparisons = []
-    for label, files in ((f"{args.questions} questions", results),
-                         (f"first {len(small_ids)} questions", small)):
+    for label, files in (
+        (f"{args.questions} questions", results),
+        (f"first {len(small_ids)} questions", small),
+    ):
         code, text, seconds = ragrecall(
-            ["compare", str(files["A"]), str(files["B"]), "--fail-if-worse",
-             "--alpha", str(args.alpha)]
+            [
+                "compare",
+                str(files["A"]),
+                str(files["B"]),
+                "--fail-if-worse",
+                "--alpha",
+                str(args.alpha),
+            ]
         )
         f = figures(scores(files["A"]), scores(files["B"]), args.alpha)
-        comparisons.append({"label": label, "exit": code, "verdict": verdict_of(text),
-                            "seconds": seconds, **f})
+        comparisons.append(
+            {"label": label, "exit": code, "verdict": verdict_of(text), "seconds": seconds, **f}
+        )
     wall = time.perf_counter() - wall_start
 
     load_end = os.getloadavg()
-    print(f"\nk={args.k_good} (A) against k={args.k_bad} (B), claims {args.claim_mode}, embedded "
-          f"judge, alpha {args.alpha}; steps: "
-          + ", ".join(f"{n} {s['seconds']:.0f} s (exit {s['exit']})" for n, s in steps.items()))
+    print(
+        f"\nk={args.k_good} (A) against k={args.k_bad} (B), claims {args.claim_mode}, embedded "
+        f"judge, alpha {args.alpha}; steps: "
+        + ", ".join(f"{n} {s['seconds']:.0f} s (exit {s['exit']})" for n, s in steps.items())
+    )
     print(HEADER)
     total = sum(s["seconds"] for s in steps.values())
     for c in comparisons:
-        print(row(c["label"], c, c["verdict"], c["exit"], c["seconds"]))
-    print(f"\nwall {wall:.1f} s (claims and scoring {total:.1f} s); load average at the end "
-          f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
-    write_json(args.summary, {
-        "commit": commit(), "date": date, "command": command,
-        "args": {k: str(v) for k, v in vars(args).items()}, "workdir": str(work),
-        "steps": steps, "comparisons": comparisons, "wall_s": wall,
-        "load_avg_start": load_start, "load_avg_end": load_end,
-    })
+        print(row(c["label"], c, c["verdict"], c["exit"]))
+    print(
+        f"\nwall {wall:.1f} s (claims and scoring {total:.1f} s); load average at the end "
+        f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}"
+    )
+    write_json(
+        args.summary,
+        {
+            "commit": commit(),
+            "date": date,
+            "command": command,
+            "args": {k: str(v) for k, v in vars(args).items()},
+            "workdir": str(work),
+            "steps": steps,
+            "comparisons": comparisons,
+            "wall_s": wall,
+            "load_avg_start": load_start,
+            "load_avg_end": load_end,
+        },
+    )
     return 0
 
 

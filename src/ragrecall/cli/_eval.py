@@ -170,9 +170,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         if args.out:
             store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
         metrics = build_metrics(names, judge, options)
-    except SampleError as err:
-        return _usage_error(err_console, str(err), store)
-    except (OSError, ValueError, TypeError, ImportError) as err:
+    except (OSError, ValueError, TypeError, ImportError) as err:  # SampleError is a ValueError
         return _usage_error(err_console, str(err), store)
     summary = RunSummary(names, args.show_worst)
     todo = pending(samples, store.done) if store is not None else []
