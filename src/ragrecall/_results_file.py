@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import filelock
+
 from ._data import SampleId
 from ._errors import SampleError
 from ._metrics.registry import result_type
@@ -127,11 +129,14 @@ class ResultsFile:
             out.append(record)
     """
 
-    def __init__(self, path: Path, done: dict[SampleId, str], handle: IO[bytes]):
+    def __init__(
+        self, path: Path, done: dict[SampleId, str], handle: IO[bytes], lock: filelock.FileLock
+    ):
         self.path = path
         self.done = done
         self.repaired = False
         self._handle = handle
+        self._lock = lock
 
     @classmethod
     def open(
@@ -141,10 +146,29 @@ class ResultsFile:
         metrics: Sequence[str] | None = None,
         repeats: int = 1,
     ) -> ResultsFile:
-        """Open for appending. Raises SampleError when the file holds other metrics or
-        repeats than this run asks for (resuming would mix two configurations)."""
+        """Open for appending, as its only writer. Raises SampleError when another process
+        writes to it, or when it holds other metrics or repeats than this run asks for
+        (resuming would mix two configurations)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(f"{path}.lock", timeout=0)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise SampleError(
+                f"{path} is being written by another process (its lock {path}.lock is held); "
+                "wait for it to finish or write to another --out file"
+            ) from None
+        try:
+            return cls._open(path, lock, metrics, repeats)
+        except BaseException:
+            lock.release()
+            raise
+
+    @classmethod
+    def _open(
+        cls, path: Path, lock: filelock.FileLock, metrics: Sequence[str] | None, repeats: int
+    ) -> ResultsFile:
         done: dict[SampleId, str] = {}
         repaired = False
         if path.exists():
@@ -162,7 +186,7 @@ class ResultsFile:
                     f.flush()
                     os.fsync(f.fileno())
                 repaired = True
-        out = cls(path, done, path.open("ab"))
+        out = cls(path, done, path.open("ab"), lock)
         out.repaired = repaired
         return out
 
@@ -178,6 +202,7 @@ class ResultsFile:
 
     def close(self) -> None:
         self._handle.close()
+        self._lock.release()
 
     def __enter__(self) -> ResultsFile:
         return self

@@ -97,3 +97,15 @@ def test_each_line_is_one_json_object_with_the_documented_fields(tmp_path: Path)
     assert set(value) == {"key", "occurrence", "content", "index", "sample", "results"}
     assert value["results"]["context_recall"]["score"] == 0.5
     assert value["results"]["context_recall"]["runs"] == [0.5, 0.5]
+
+
+def test_a_second_writer_fails_fast_and_duplicate_lines_count_once(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with ResultsFile.open(path) as out:
+        out.append(record(0))
+        with pytest.raises(SampleError, match="being written by another process"):
+            ResultsFile.open(path)
+    with ResultsFile.open(path) as out:  # the lock went with the first writer
+        assert list(out.done) == [(record(0).key, 1)]
+    path.write_text(path.read_text() * 3)  # a file two writers filled before locks existed
+    assert len(read_records(path)) == 1
