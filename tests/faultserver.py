@@ -13,9 +13,11 @@ Faults are scripted per request, deterministically:
 Faults: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500), ``hang`` (no reply
 for ``hang_s``), ``drop`` (connection closed without a reply), ``truncated_body`` (the HTTP
 body cut short), ``truncated`` (the reply's JSON cut in half), ``wrong_schema`` (valid JSON,
-wrong fields), ``empty`` (an empty message) and ``wrong_length`` (a batched reply one verdict
-short). The server logs every request (key, attempt, arrival time, fault) and counts what it
-injected. ``faults=False`` ignores the markers (a clean run for comparison). It stops on
+wrong fields), ``empty`` (an empty message), ``wrong_length`` (a batched reply one verdict
+short), ``html_body`` (a 200 whose body is an HTML page, as a proxy's error page is),
+``bad_utf8`` (a 200 whose body is not UTF-8) and ``retry_after_text`` (a 429 whose
+``Retry-After`` is neither seconds nor a date). The server logs every request (key, attempt,
+arrival time, fault) and counts what it injected. ``faults=False`` ignores the markers (a clean run for comparison). It stops on
 ``stop()``, on leaving its ``with`` block, or after ``lifetime`` seconds.
 """
 
@@ -47,6 +49,9 @@ FAULTS = (
     "wrong_schema",
     "empty",
     "wrong_length",
+    "html_body",
+    "bad_utf8",
+    "retry_after_text",
 )
 
 # Scenario name -> the faults of attempts 0, 1, ... of each request key that carries it.
@@ -184,6 +189,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "rate_limit":
             headers = {"Retry-After": f"{owner.retry_after:g}"}
             self._send(429, {"error": {"message": "slow down", "type": "rate_limit"}}, headers)
+        elif fault == "retry_after_text":
+            self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": "soon"})
+        elif fault in ("html_body", "bad_utf8"):
+            if fault == "html_body":
+                page = b"<html><body>Bad gateway</body></html>"
+                self._send_raw(200, page, content_type="text/html")
+            else:
+                self._send_raw(200, b'{"id": "\xff\xfe"}')
         elif fault == "server_error":
             self._send(500, {"error": {"message": "injected server error", "type": "server"}})
         elif fault == "hang":
@@ -211,10 +224,18 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def _send(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(value).encode()
+        self._send_raw(status, json.dumps(value).encode(), headers)
+
+    def _send_raw(
+        self,
+        status: int,
+        data: bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for name, header in (headers or {}).items():
                 self.send_header(name, header)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import email.utils
+import json
 import random
 import threading
 import time
@@ -265,8 +266,12 @@ _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Rate limits, timeouts, dropped connections and server errors are worth retrying."""
-    if isinstance(exc, (TimeoutError, ConnectionError)):
+    """Rate limits, timeouts, dropped connections, server errors and response bodies that are
+    not the JSON the API speaks (a proxy's HTML error page, bytes that are not UTF-8) are worth
+    retrying. (A reply whose *content* does not parse is not an exception here: it is re-asked.)"""
+    if isinstance(exc, (TimeoutError, ConnectionError, json.JSONDecodeError, UnicodeDecodeError)):
+        return True
+    if isinstance(exc, ValueError) and str(exc).startswith("Unexpected response type"):
         return True
     if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(exc).__mro__):
         return True
@@ -284,5 +289,9 @@ def retry_after(exc: BaseException) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:  # an HTTP date
         parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+    except (ValueError, TypeError, IndexError):
+        return None  # neither: the usual backoff
+    return max(0.0, parsed.timestamp() - time.time())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> 
         table.add_row("permutation test p", f"{c.p_value:.4g}")
         table.add_row(f"Wilcoxon signed-rank p ({c.wilcoxon.method})", f"{c.wilcoxon.p_value:.4g}")
         if c.effect_size is not None:
-            table.add_row("effect size (paired d)", f"{c.effect_size:+.2f}")
+            same = " (every difference the same)" if math.isinf(c.effect_size) else ""
+            table.add_row("effect size (paired d)", f"{c.effect_size:+.2f}{same}")
         table.add_row("smallest detectable difference", _mdd(c.mdd))
     console.print(table)
     colour = {"better": "green", "worse": "red"}.get(c.verdict, "yellow")
