@@ -17,8 +17,9 @@ wrong fields), ``empty`` (an empty message), ``wrong_length`` (a batched reply o
 short), ``html_body`` (a 200 whose body is an HTML page, as a proxy's error page is),
 ``bad_utf8`` (a 200 whose body is not UTF-8) and ``retry_after_text`` (a 429 whose
 ``Retry-After`` is neither seconds nor a date). The server logs every request (key, attempt,
-arrival time, fault) and counts what it injected. ``faults=False`` ignores the markers (a clean run for comparison). It stops on
-``stop()``, on leaving its ``with`` block, or after ``lifetime`` seconds.
+arrival time, fault) and counts what it injected. ``faults=False`` ignores the markers (a
+clean run for comparison). It stops on ``stop()``, on leaving its ``with`` block, or after
+``lifetime`` seconds.
 """
 
 from __future__ import annotations

@@ -13,8 +13,11 @@ SAMPLE = {
     "reference": "The Eiffel Tower was completed in 1889. The Eiffel Tower is in Rome.",
     "retrieved_contexts": [
         {"id": "fruit", "text": "Bananas are rich in potassium and grow in tropical regions."},
-        {"id": "tower", "text": "The Eiffel Tower stands in Paris. It was completed in 1889 "
-                                "for the World's Fair."},
+        {
+            "id": "tower",
+            "text": "The Eiffel Tower stands in Paris. It was completed in 1889 "
+            "for the World's Fair.",
+        },
     ],
 }
 
@@ -44,3 +47,35 @@ def test_atomic_decomposition_and_batch(local_judge: LocalJudge) -> None:
     assert not rome.attributed
     assert empty.score == 0.0 and empty.reason == "no retrieved contexts"
     assert empty.claims == first.claims  # decomposed once, from the cache
+
+
+AKS = {
+    "user_input": "How do I deploy my app to AKS?",
+    "reference": "To deploy to AKS:\n1. Build the Docker image.\n"
+    "2. Push the image to Azure Container Registry (ACR).\n"
+    "3. Create the AKS cluster with `az aks create`.\n"
+    "4. Get the cluster credentials with `az aks get-credentials`.\n"
+    "5. Write the deployment YAML.\n6. Apply it with `kubectl apply -f deployment.yaml`.",
+    "retrieved_contexts": [
+        "Push your image to Azure Container Registry with "
+        "`docker push myregistry.azurecr.io/app:v1` after `az acr login`.",
+        "Create a cluster with `az aks create --resource-group rg --name aks1 --node-count 2`.",
+        "Run `az aks get-credentials --resource-group rg --name aks1` to configure kubectl for "
+        "the cluster.",
+    ],
+}
+
+
+def test_a_numbered_reference_with_a_lead_in(local_judge: LocalJudge) -> None:
+    """The issue's deployment example: six steps, three retrieved; the heading is no claim."""
+    result = ContextRecall(local_judge, cache=ClaimCache()).score(AKS)
+    assert len(result.claims) == 6 and all(
+        c.startswith("To deploy to AKS, ") for c in result.claims
+    )
+    assert result.score == 0.5
+    assert result.missing == [
+        "To deploy to AKS, build the Docker image.",
+        "To deploy to AKS, write the deployment YAML.",
+        "To deploy to AKS, apply it with `kubectl apply -f deployment.yaml`.",
+    ]
+    assert result.usage.calls == 6  # no decomposition call: the list was split by its structure
