@@ -4,12 +4,15 @@ whether "no difference" means equal or too few samples."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakes import ScriptedJudge, keyword_reply
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ragrecall import ContextRecall, RetrievalRecall, Sample, claim_set_hash, evaluate
 from ragrecall._results_file import read_records
@@ -190,3 +193,41 @@ def test_the_claim_store_is_shared_across_runs_and_metrics(tmp_path: Path) -> No
     again = ContextRecall(ScriptedJudge(reply=keyword_reply), cache_path=store).claim_set(sample)
     assert (first.source, again.source) == ("judge", "store")
     assert first.claims == again.claims and again.usage.calls == 0
+
+
+POOL = [
+    {"question": "q", "reference_ids": ["a"], "retrieved_ids": ["a"]},
+    {"question": "q", "reference_ids": ["a"], "retrieved_ids": ["b"]},  # same task, other ids
+    {"question": "q", "reference_ids": ["b"], "retrieved_ids": ["b"]},
+    {"question": "r", "reference_ids": ["a"], "retrieved_ids": []},
+    {"sample_id": "s1", "question": "q", "reference_ids": ["a"], "retrieved_ids": ["a"]},
+]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(picks=st.lists(st.integers(0, len(POOL) - 1), min_size=1, max_size=12))
+def test_the_cli_and_evaluate_count_the_same_samples(picks: list[int], tmp_path: Path) -> None:
+    rows = [POOL[i] for i in picks]
+    folder = tmp_path / uuid.uuid4().hex
+    folder.mkdir()
+    data = write(folder / "d.jsonl", rows)
+    out = folder / "r.jsonl"
+    code = main(
+        [
+            "eval",
+            str(data),
+            "--metric",
+            "retrieval_recall",
+            "--out",
+            str(out),
+            "--max-unscorable",
+            "1",
+        ]
+    )
+    if picks.count(4) > 1:  # one sample_id on two rows is refused, never merged
+        assert code == 2
+        return
+    assert code == 0
+    assert len(read_records(out)) == len(evaluate(rows, [RetrievalRecall()]).samples) == len(rows)
