@@ -15,6 +15,7 @@ from ._errors import SampleError
 from ._schemas import Sample
 
 __all__ = [
+    "COLUMNS",
     "SUFFIXES",
     "DataRows",
     "SampleId",
@@ -29,7 +30,7 @@ __all__ = [
 SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 
 # Every column name a Sample reads: field names and their aliases.
-_COLUMNS = frozenset(Sample.model_fields) | {
+COLUMNS = frozenset(Sample.model_fields) | {
     str(alias)
     for field in Sample.model_fields.values()
     if isinstance(field.validation_alias, AliasChoices)
@@ -91,7 +92,7 @@ def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -
         return value
     if not isinstance(value, Mapping):
         raise SampleError(f"expected a mapping or Sample, got {type(value).__name__}", row=row)
-    if not _COLUMNS.intersection(value):
+    if not COLUMNS.intersection(value):
         raise SampleError(
             f"no sample field among its columns {sorted(map(str, value))}; expected "
             "user_input, reference, retrieved_contexts (or question, ground_truth, contexts); "

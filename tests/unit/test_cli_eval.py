@@ -406,3 +406,17 @@ def test_html_report_and_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixt
     out, again = tmp_path / "r.jsonl", tmp_path / "again.html"
     assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--report", again) == 0
     assert again.read_text().count('href="#s-') == html.count('href="#s-') == 3
+
+
+def test_a_misspelt_column_is_named_and_an_empty_input_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows_ = [{"user_input": "q", "reference": "Cats purr.", "retrieved_context": ["Cats purr."]}]
+    data = write_jsonl(tmp_path / "d.jsonl", rows_)
+    run(data, *KEYWORD, "--claim-mode", "sentences")
+    err = capsys.readouterr().err
+    assert "columns not read: retrieved_context (did you mean retrieved_contexts?)" in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert run(empty, *KEYWORD) == 2
+    assert "no samples to score" in capsys.readouterr().err

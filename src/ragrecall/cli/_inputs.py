@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.markup import escape
 
-from .._data import DataRows, iter_samples, repeated_tasks
+from .._data import COLUMNS, DataRows, iter_samples, repeated_tasks
 from .._errors import SampleError
 from .._judge.resolve import JudgeLike, import_judge
 from .._metrics.claims import ClaimCache
@@ -123,12 +124,19 @@ def read_input(args: argparse.Namespace, err: Console) -> Input:
     if args.id_column:
         column_map[args.id_column] = "sample_id"
     rows = DataRows(args.data, args.limit)
+    columns: set[str] = set()
     try:
-        samples = list(iter_samples(rows, column_map or None))
+        samples = list(iter_samples(_noting_columns(rows, columns), column_map or None))
     except SampleError as error:
         if len(rows.files) > 1 and isinstance(error.row, int):
             raise SampleError(f"{error} ({rows.locate(error.row)})") from error
         raise
+    if not samples:
+        raise SampleError(f"{args.data}: no samples to score")
+    unread = sorted(columns - COLUMNS - set(column_map))
+    if unread:
+        hints = [_with_hint(name) for name in unread]
+        err.print(f"note: columns not read: {escape(', '.join(hints))}", soft_wrap=True)
     groups = repeated_tasks(samples)
     explicit = [g for g in groups if samples[g[0]].sample_id is not None]
     if explicit:
@@ -146,6 +154,18 @@ def read_input(args: argparse.Namespace, err: Console) -> Input:
             soft_wrap=True,
         )
     return Input(rows, samples)
+
+
+def _noting_columns(rows: Iterable[Any], columns: set[str]) -> Iterator[Any]:
+    for row in rows:
+        if isinstance(row, Mapping):
+            columns.update(map(str, row))
+        yield row
+
+
+def _with_hint(column: str) -> str:
+    close = difflib.get_close_matches(column, sorted(COLUMNS), n=1)
+    return f"{column} (did you mean {close[0]}?)" if close else column
 
 
 def _rows(rows: DataRows, indices: Sequence[int]) -> str:
