@@ -19,13 +19,10 @@ __all__ = ["read_claim_sets", "with_claim_sets", "write_claim_sets"]
 
 
 def write_claim_sets(path: Path, entries: Iterable[tuple[Sample, ClaimSet]]) -> int:
-    """One line per task (the first sample of each key); returns the lines written."""
-    seen: set[str] = set()
+    """One line per (sample, claim set), a task each; returns the lines written."""
+    written = 0
     with path.open("w", encoding="utf-8") as f:
         for sample, claim_set in entries:
-            if sample.key() in seen:
-                continue
-            seen.add(sample.key())
             line = {
                 "key": sample.key(),
                 "sample_id": sample.sample_id,
@@ -35,7 +32,8 @@ def write_claim_sets(path: Path, entries: Iterable[tuple[Sample, ClaimSet]]) -> 
                 "claim_set": claim_set.claim_set,
             }
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
-    return len(seen)
+            written += 1
+    return written
 
 
 def read_claim_sets(path: Path) -> dict[str, list[str]]:
