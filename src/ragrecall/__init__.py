@@ -31,22 +31,24 @@ from ._metrics.question_recall import QuestionRecall
 from ._metrics.recall_precision import RecallPrecision
 from ._metrics.response_recall import ResponseRecall
 from ._metrics.retrieval_recall import RetrievalRecall
-from ._schemas import (
-    Chunk,
+from ._results import (
     ChunkRecallResult,
     ChunkRelevance,
     ChunkVerdict,
-    ClaimSet,
-    ClaimVerdict,
-    JudgeInfo,
     PrecisionResult,
     QuestionRecallResult,
     RecallPrecisionResult,
-    RecallResult,
     RelevantItem,
     RetrievalResult,
-    Sample,
     SubQuestionVerdict,
+)
+from ._schemas import (
+    Chunk,
+    ClaimSet,
+    ClaimVerdict,
+    JudgeInfo,
+    RecallResult,
+    Sample,
     Usage,
     claim_set_hash,
 )

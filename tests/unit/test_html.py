@@ -7,8 +7,6 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
-
 from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._compare import compare_records
 from ragrecall._html import compare_report, eval_report, highlight, histogram_svg

@@ -42,6 +42,7 @@ from ._documents import documents_to_chunks
 
 __all__ = ["RecallRetriever", "RetrieverStats"]
 
+
 @dataclass
 class RetrieverStats:
     """Counts of retrievals: ``submitted`` ones were handed to the logger (its own ``stats``

@@ -74,8 +74,7 @@ def import_judge(factory: str) -> BaseChatModel:
     judge = target()
     if not isinstance(judge, BaseChatModel):
         raise ValueError(
-            f"judge factory {factory!r} returned {type(judge).__name__}, "
-            "not a LangChain chat model"
+            f"judge factory {factory!r} returned {type(judge).__name__}, not a LangChain chat model"
         )
     return judge
 

@@ -21,7 +21,8 @@ from langchain_core.language_models import BaseChatModel
 
 from .._judge.drive import DEFAULT_TIMEOUT, Steps
 from .._judge.resolve import JudgeLike
-from .._schemas import ChunkRecallResult, ChunkVerdict, Sample, Usage
+from .._results import ChunkRecallResult, ChunkVerdict
+from .._schemas import Sample, Usage
 from .base import Metric
 from .chunk_judged import ChunkStrategy, chunk_strategy
 from .claims import ClaimCache

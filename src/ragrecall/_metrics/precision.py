@@ -8,12 +8,8 @@ precision = relevant / retrieved, with rank-aware average precision alongside.
 from __future__ import annotations
 
 from .._judge.drive import Steps
-from .._schemas import (
-    ChunkRelevance,
-    PrecisionResult,
-    Sample,
-    Usage,
-)
+from .._results import ChunkRelevance, PrecisionResult
+from .._schemas import Sample, Usage
 from ..prompts import (
     PRECISION_BATCHED_PROMPT,
     PRECISION_PROMPT,

@@ -18,7 +18,8 @@ from langchain_core.runnables import Runnable
 from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
 from .._judge.resolve import JudgeLike, context_window
 from .._judge.structured import structured
-from .._schemas import QuestionRecallResult, Sample, SubQuestionVerdict, Usage
+from .._results import QuestionRecallResult, SubQuestionVerdict
+from .._schemas import Sample, Usage
 from ..prompts import (
     ANSWERABLE_PROMPT,
     SUB_QUESTIONS_PROMPT,

@@ -11,11 +11,8 @@ from langchain_core.language_models import BaseChatModel
 
 from .._judge.drive import DEFAULT_TIMEOUT, Steps
 from .._judge.resolve import JudgeLike
-from .._schemas import (
-    RecallPrecisionResult,
-    Sample,
-    Usage,
-)
+from .._results import RecallPrecisionResult
+from .._schemas import Sample, Usage
 from .attribution import Strategy
 from .base import Metric, MetricOptions
 from .chunk_judged import ChunkStrategy

@@ -30,7 +30,8 @@ from rapidfuzz import fuzz
 
 from .._deprecation import renamed
 from .._judge.drive import Steps
-from .._schemas import RelevantItem, RetrievalResult, Sample, Usage
+from .._results import RelevantItem, RetrievalResult
+from .._schemas import Sample, Usage
 from .base import Metric
 from .evidence import normalize
 
