@@ -332,3 +332,16 @@ def test_cli_info_says_how_to_get_the_model(
 def test_cli_serve_refuses_remote_hosts(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli("judge", "serve", "--host", "0.0.0.0") == 2
     assert "--allow-remote" in capsys.readouterr().err
+
+
+def test_cli_serve_takes_its_key_from_the_environment_or_a_file_not_argv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = write(tmp_path / "phi-mini.gguf", b"GGUF x")
+    monkeypatch.delenv("JUDGE_KEY", raising=False)
+    assert run_cli("judge", "serve", "--model", str(model), "--api-key-env", "JUDGE_KEY") == 2
+    assert "$JUDGE_KEY is not set" in capsys.readouterr().err
+    empty = tmp_path / "key"
+    empty.write_text("\n")
+    assert run_cli("judge", "serve", "--model", str(model), "--api-key-file", str(empty)) == 2
+    assert "holds no key" in capsys.readouterr().err

@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import os
 import secrets
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from .._errors import JudgeModelError
@@ -35,7 +37,15 @@ def add_judge_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     serve.add_argument("--slots", type=int, default=2, help="requests served in parallel")
     serve.add_argument("--context", type=int, default=4096, help="context tokens per slot")
     serve.add_argument("--threads", type=int, help="CPU threads (default: all usable)")
-    serve.add_argument("--api-key", metavar="KEY", help="default: a random key, printed")
+    serve.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="take the API key from this environment variable (default: a random key, printed)",
+    )
+    serve.add_argument(
+        "--api-key-file", metavar="PATH", help="take the API key from this file's first line"
+    )
+    serve.add_argument("--api-key", metavar="KEY", help=argparse.SUPPRESS)  # visible in ps
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a --host other than loopback"
     )
@@ -56,7 +66,11 @@ def _serve(args: argparse.Namespace) -> int:
     except JudgeModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    key = args.api_key or secrets.token_urlsafe(24)
+    try:
+        key = _api_key(args)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         _handle = start_llama(
             str(model.path),
@@ -78,12 +92,36 @@ def _serve(args: argparse.Namespace) -> int:
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"Judge ready: {model_id(model.path)}")
         print(f"  base URL  http://{host}:{args.port}/v1")
-        print(f"  API key   {key}")
+        given = args.api_key_env or args.api_key_file
+        print(f"  API key   {'as given (' + given + ')' if given else key}")
         print("Ctrl-C stops it.", flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         print("Stopped.")
     return 0
+
+
+def _api_key(args: argparse.Namespace) -> str:
+    """The key from ``--api-key-env`` or ``--api-key-file`` (another user can read a key given
+    in argv, so ``--api-key`` only warns and works), else a random one."""
+    if args.api_key:
+        print(
+            "warning: --api-key shows the key to every local user; use --api-key-env",
+            file=sys.stderr,
+        )
+        return str(args.api_key)
+    if args.api_key_env:
+        key = os.environ.get(args.api_key_env, "").strip()
+        if not key:
+            raise ValueError(f"--api-key-env: ${args.api_key_env} is not set")
+        return key
+    if args.api_key_file:
+        lines = Path(args.api_key_file).read_text(encoding="utf-8").splitlines()
+        key = lines[0].strip() if lines else ""
+        if not key:
+            raise ValueError(f"--api-key-file: {args.api_key_file} holds no key")
+        return key
+    return secrets.token_urlsafe(24)
 
 
 def _info(args: argparse.Namespace) -> int:
