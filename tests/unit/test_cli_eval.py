@@ -21,6 +21,7 @@ import pytest
 from fakes import ScriptedJudge, keyword_reply
 from langchain_core.messages import BaseMessage
 
+import ragrecall
 from ragrecall import ContextRecall, RecallResult, Sample, evaluate
 from ragrecall._metrics.estimate import estimate_cost
 from ragrecall._results_file import Record, read_records
@@ -420,3 +421,35 @@ def test_a_misspelt_column_is_named_and_an_empty_input_is_refused(
     empty.write_text("")
     assert run(empty, *KEYWORD) == 2
     assert "no samples to score" in capsys.readouterr().err
+
+
+def test_any_openai_compatible_server_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--judge-url: a local server is local (per-claim strategy) however it is named; a missing
+    key is one line and exit 2."""
+    data = write_jsonl(tmp_path / "d.jsonl", rows(1, "url"))
+    args = [data, "--judge-url", "http://127.0.0.1:9/v1", "--judge", "qwen", "--dry-run"]
+    assert run(*args) == 0
+    assert "per_claim / align / json" in capsys.readouterr().out
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    assert run(data, "--judge", "openai:qwen", "--dry-run") == 0
+    assert "per_claim / align / json" in capsys.readouterr().out  # as with OPENAI_API_BASE
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert run(data, "--judge", "openai:gpt-4o-mini", "--claim-mode", "sentences") == 2
+    err = capsys.readouterr().err
+    assert "judge 'openai:gpt-4o-mini'" in err and "Traceback" not in err
+    assert run(*args[:-1], "--judge-key-env", "NO_SUCH_KEY") == 2
+    assert "$NO_SUCH_KEY is not set" in capsys.readouterr().err
+
+
+def test_version_and_help_read_as_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"ragrecall {ragrecall.__version__}"
+    for argv in (["--help"], ["eval", "--help"], ["claims", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert "``" not in capsys.readouterr().out

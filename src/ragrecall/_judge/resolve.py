@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 from urllib.parse import urlparse
 
+import openai
 from langchain_core.language_models import BaseChatModel
 
 from .._schemas import JudgeInfo
@@ -17,6 +19,7 @@ __all__ = [
     "import_judge",
     "is_embedded",
     "is_local",
+    "judge_at",
     "judge_info",
     "resolve_judge",
 ]
@@ -48,7 +51,10 @@ def _from_string(spec: str) -> BaseChatModel:
     if provider == "openai":
         from langchain_openai import ChatOpenAI
 
-        return ChatOpenAI(model=model, temperature=0)
+        try:
+            return ChatOpenAI(model=model, temperature=0)
+        except openai.OpenAIError as err:  # e.g. no OPENAI_API_KEY: one line, not a traceback
+            raise ValueError(f"judge {spec!r}: {err}") from err
     try:
         chat_models = importlib.import_module("langchain.chat_models")
     except ImportError as err:
@@ -60,6 +66,21 @@ def _from_string(spec: str) -> BaseChatModel:
         model, model_provider=provider, temperature=0
     )
     return model_obj
+
+
+def judge_at(url: str, model: str | None = None, key_env: str | None = None) -> BaseChatModel:
+    """A chat model on any OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio) at
+    ``url``; its key from the environment variable ``key_env`` (default ``OPENAI_API_KEY``;
+    a local server that needs none gets a placeholder)."""
+    from langchain_openai import ChatOpenAI
+
+    name = key_env or "OPENAI_API_KEY"
+    key = os.environ.get(name)
+    if key_env and not key:
+        raise ValueError(f"--judge-key-env: ${key_env} is not set")
+    return ChatOpenAI(
+        base_url=url, api_key=key or "not-needed", model=model or "default", temperature=0
+    )
 
 
 def import_judge(factory: str) -> BaseChatModel:
@@ -109,7 +130,14 @@ def is_local(judge: BaseChatModel) -> bool:
 
 
 def _host(judge: BaseChatModel) -> str | None:
-    base_url = getattr(judge, "openai_api_base", None) or getattr(judge, "base_url", None)
+    """The judge's server: the URL it was given, else the one its client took from the
+    environment (``OPENAI_BASE_URL`` reaches only the client, ``OPENAI_API_BASE`` both)."""
+    client = getattr(judge, "root_client", None)
+    base_url = (
+        getattr(judge, "openai_api_base", None)
+        or getattr(judge, "base_url", None)
+        or getattr(client, "base_url", None)
+    )
     return urlparse(str(base_url)).hostname if base_url else None
 
 

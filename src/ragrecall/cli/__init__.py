@@ -11,6 +11,7 @@ from importlib import resources
 from rich.console import Console
 from rich.table import Table
 
+from .. import __version__
 from .._evaluate import EvaluationReport, evaluate
 from .._metrics.context_recall import ContextRecall
 from ._claims import add_claims_command
@@ -22,7 +23,13 @@ __all__ = ["main", "print_report"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ragrecall", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="ragrecall",
+        description="Context recall for retrieval-augmented generation: eval scores a dataset "
+        "(and gates CI), claims locks a dataset's claims, compare tests two runs against each "
+        "other, demo runs a real evaluation on the embedded judge, judge serves it.",
+    )
+    parser.add_argument("--version", action="version", version=f"ragrecall {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     add_eval_command(commands)
     add_claims_command(commands)

@@ -299,10 +299,10 @@ def _finish(
     args: argparse.Namespace,
     console: Console,
 ) -> int:
+    console.print(summary.table(total_samples, args.repeats))
     summary.print_worst(console)
     if args.repeats > 1:
         summary.print_spread(console)
-    console.print(summary.table(total_samples, args.repeats))
     u = budget.usage
     console.print(
         f"this run: judge calls {u.calls}, prompt tokens {u.prompt_tokens} "

@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from .._data import COLUMNS, DataRows, iter_samples, repeated_tasks
 from .._errors import SampleError
-from .._judge.resolve import JudgeLike, import_judge
+from .._judge.resolve import JudgeLike, import_judge, judge_at
 from .._metrics.claims import ClaimCache
 from .._schemas import Sample
 
@@ -41,11 +41,26 @@ def add_input_command(
 ) -> argparse.ArgumentParser:
     """A command that reads a dataset and may call the judge, with the arguments for both."""
     p = commands.add_parser(
-        name, help=about, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+        name,
+        help=about,
+        description=(doc or "").replace("``", ""),  # the docstring, without its code markup
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("data", type=Path, help="a .jsonl/.json/.csv/.parquet file or a directory")
     p.add_argument(
         "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
+    )
+    p.add_argument(
+        "--judge-url",
+        metavar="URL",
+        help="an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio), e.g. "
+        "http://localhost:11434/v1; --judge names its model ('openai:MODEL' or 'MODEL')",
+    )
+    p.add_argument(
+        "--judge-key-env",
+        metavar="NAME",
+        help="with --judge-url: the environment variable holding its API key "
+        "(default OPENAI_API_KEY; none needed for a local server)",
     )
     p.add_argument(
         "--judge-factory",
@@ -174,7 +189,13 @@ def _rows(rows: DataRows, indices: Sequence[int]) -> str:
 
 
 def judge_spec(args: argparse.Namespace) -> JudgeLike:
-    return import_judge(args.judge_factory) if args.judge_factory else args.judge
+    if args.judge_factory:
+        return import_judge(args.judge_factory)
+    spec: str | None = args.judge
+    if args.judge_url:
+        model = (spec or "").partition(":")[2] or spec
+        return judge_at(args.judge_url, model, args.judge_key_env)
+    return spec
 
 
 def claim_cache(args: argparse.Namespace) -> ClaimCache | None:
