@@ -174,3 +174,11 @@ def test_bad_input_and_options_raise() -> None:
         assert RetrievalRecall(threshold=0.8).similarity == 0.8
     with pytest.raises(ValueError, match="ks"):
         RetrievalRecall(ks=(0, 1))
+
+
+def test_ndcg_normalised_by_the_retrieved_length_or_by_every_relevant_item() -> None:
+    sample = Sample(reference_ids=["a", "b", "c"], retrieved_ids=["c", "x"])
+    assert round(RetrievalRecall().measure(sample).ndcg or 0, 3) == 0.613
+    assert round(RetrievalRecall(ndcg_ideal="relevant").measure(sample).ndcg or 0, 3) == 0.469
+    with pytest.raises(ValueError, match="ndcg_ideal"):
+        RetrievalRecall(ndcg_ideal="other")  # type: ignore[arg-type]

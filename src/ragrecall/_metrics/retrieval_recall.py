@@ -41,6 +41,7 @@ DEFAULT_KS = (1, 3, 5, 10, 20)
 
 Match = Literal["auto", "ids", "text"]
 Scorer = Literal["ratio", "partial_ratio", "token_set_ratio"]
+NdcgIdeal = Literal["retrieved", "relevant"]
 
 
 class RetrievalRecall(Metric[RetrievalResult]):
@@ -58,6 +59,9 @@ class RetrievalRecall(Metric[RetrievalResult]):
         scorer: text matching: the rapidfuzz scorer (``"ratio"``: normalised Levenshtein, as
             RAGAS' non-LLM context recall; ``"partial_ratio"``: best-matching substring, for
             chunks cut at other boundaries than the passages).
+        ndcg_ideal: what nDCG is normalised by (see ``ndcg``): ``"retrieved"`` (the ideal list
+            as long as the retrieved one) or ``"relevant"`` (every relevant item, as
+            LlamaIndex's NDCG does).
     """
 
     name = "retrieval_recall"
@@ -71,6 +75,7 @@ class RetrievalRecall(Metric[RetrievalResult]):
         ks: Sequence[int] = DEFAULT_KS,
         similarity: float = 0.5,
         scorer: Scorer = "ratio",
+        ndcg_ideal: NdcgIdeal = "retrieved",
         threshold: float | None = None,
     ):
         super().__init__(None)
@@ -83,10 +88,13 @@ class RetrievalRecall(Metric[RetrievalResult]):
             raise ValueError(f"ks must be positive, got {list(ks)}")
         if scorer not in ("ratio", "partial_ratio", "token_set_ratio"):
             raise ValueError(f"unknown scorer {scorer!r}")
+        if ndcg_ideal not in ("retrieved", "relevant"):
+            raise ValueError(f"ndcg_ideal must be 'retrieved' or 'relevant', not {ndcg_ideal!r}")
         self.match = match
         self.ks = sorted(set(ks))
         self.similarity = similarity
         self.scorer = scorer
+        self.ndcg_ideal = ndcg_ideal
 
     @property
     def threshold(self) -> float:
@@ -182,21 +190,28 @@ class RetrievalRecall(Metric[RetrievalResult]):
             },
             hit_rate=1.0 if ranks else 0.0,
             mrr=1 / min(ranks) if ranks else 0.0,
-            ndcg=ndcg(items, retrieved),
+            ndcg=ndcg(items, retrieved, self.ndcg_ideal),
             missing=[item.text or item.id for item in items if not item.retrieved],
         )
 
 
-def ndcg(items: Sequence[RelevantItem], retrieved: int) -> float:
-    """nDCG of a retrieved list of length ``retrieved``: each rank gains the highest grade of
-    the items first retrieved there; the ideal puts the best grades first, same length."""
+def ndcg(items: Sequence[RelevantItem], retrieved: int, ideal: NdcgIdeal = "retrieved") -> float:
+    """nDCG = DCG / IDCG with DCG = sum over ranks r of gain(r) / log2(r + 1), where each rank
+    gains the highest grade of the items first retrieved there.
+
+    IDCG puts the best grades first, over as many ranks as were retrieved (``ideal=
+    "retrieved"``, ragrecall's default: a list that holds only relevant items scores 1), or
+    over every relevant item (``"relevant"``, LlamaIndex's NDCG: a short list is penalised for
+    the relevant items it had no room for). Expected [a, b, c], retrieved [c, x]: 1 / (1 +
+    1/log2 3) = 0.613 by the first, 1 / (1 + 1/log2 3 + 1/2) = 0.469 by the second."""
     gains: dict[int, float] = {}
     for item in items:
         if item.rank is not None:
             gains[item.rank] = max(gains.get(item.rank, 0.0), item.grade)
     dcg = sum(gain / math.log2(rank + 1) for rank, gain in gains.items())
-    ideal = sorted((item.grade for item in items), reverse=True)[:retrieved]
-    idcg = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal, start=1))
+    best = sorted((item.grade for item in items), reverse=True)
+    ideal_gains = best[:retrieved] if ideal == "retrieved" else best
+    idcg = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal_gains, start=1))
     return dcg / idcg if idcg > 0 else 0.0
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 from llama_index.core import VectorStoreIndex
 from llama_index.core.evaluation import RetrieverEvaluator
-from llama_index.core.evaluation.retrieval.metrics import MRR, HitRate
+from llama_index.core.evaluation.retrieval.metrics import MRR, NDCG, HitRate
 from llama_index.evaluation.ragrecall import RetrievalRecallMetric
 
 EXPECTED = ["a", "b"]
@@ -90,3 +90,24 @@ def test_in_retriever_evaluator_with_a_real_retriever(index: VectorStoreIndex) -
             "mrr": 0.5,
         }
     )
+
+
+def test_ndcg_says_how_it_differs_from_llamaindex_and_offers_its_normalisation() -> None:
+    expected, retrieved = ["a", "b", "c"], ["c", "x"]
+    ours = RetrievalRecallMetric("ndcg").compute(expected_ids=expected, retrieved_ids=retrieved)
+    theirs = NDCG().compute(expected_ids=expected, retrieved_ids=retrieved)
+    as_theirs = RetrievalRecallMetric("ndcg", ndcg_ideal="relevant").compute(
+        expected_ids=expected, retrieved_ids=retrieved
+    )
+    assert round(ours.score, 3) == 0.613 and round(theirs.score, 3) == 0.469
+    assert as_theirs.score == pytest.approx(theirs.score)
+
+
+def test_metrics_are_registered_under_their_names(index: VectorStoreIndex) -> None:
+    names = ["ragrecall_recall", "ragrecall_ndcg", "ragrecall_mrr", "ragrecall_hit_rate", "mrr"]
+    retriever = index.as_retriever(similarity_top_k=2)
+    evaluator = RetrieverEvaluator.from_metric_names(names, retriever=retriever)
+    result = evaluator.evaluate("Where is the Eiffel Tower?", expected_ids=["moon", "banana"])
+    assert set(result.metric_vals_dict) == set(names)
+    assert result.metric_vals_dict["ragrecall_recall"] == 0.5
+    assert result.metric_vals_dict["ragrecall_mrr"] == result.metric_vals_dict["mrr"] == 0.5

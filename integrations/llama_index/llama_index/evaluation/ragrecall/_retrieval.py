@@ -4,13 +4,16 @@
 RetrievalRecallMetric("ndcg", k=5)])``: each instance reports one measure of
 ``ragrecall``'s ``RetrievalRecall`` over the top ``k`` retrieved ids, under the name
 ``"ragrecall_<measure>@<k>"`` (or ``"ragrecall_<measure>"`` without ``k``), so several can
-sit side by side and next to LlamaIndex's own metrics.
+sit side by side and next to LlamaIndex's own metrics. Importing this package also registers
+``ragrecall_recall``, ``ragrecall_hit_rate``, ``ragrecall_mrr`` and ``ragrecall_ndcg`` in
+LlamaIndex's metric registry, for ``RetrieverEvaluator.from_metric_names([...])``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+from llama_index.core.evaluation.retrieval.metrics import METRIC_REGISTRY
 from llama_index.core.evaluation.retrieval.metrics_base import (
     BaseRetrievalMetric,
     RetrievalMetricResult,
@@ -32,6 +35,10 @@ class RetrievalRecallMetric(BaseRetrievalMetric):
             ``"mrr"`` (1 / rank of the first relevant id) or ``"ndcg"`` (binary gains,
             normalised by the ideal list of the same length).
         k: cut-off; None scores the whole retrieved list.
+        ndcg_ideal: ``"retrieved"`` (ragrecall's nDCG: the ideal list is as long as the
+            retrieved one) or ``"relevant"`` (LlamaIndex's: every expected id). They differ
+            when fewer ids are retrieved than expected: expected [a, b, c], retrieved [c, x]
+            gives 0.613 and 0.469 (``ragrecall.RetrievalRecall``'s ``ndcg`` has the formula).
 
     An id retrieved twice counts once, at its first rank. The result's metadata holds the
     rank of each expected id (None when not retrieved).
@@ -39,10 +46,14 @@ class RetrievalRecallMetric(BaseRetrievalMetric):
 
     measure: Measure = Field("recall", description="Which measure to report.")
     k: int | None = Field(None, ge=1, description="Cut-off; None for the whole list.")
-    _metric: RetrievalRecall = PrivateAttr(default_factory=lambda: RetrievalRecall(match="ids"))
+    ndcg_ideal: Literal["retrieved", "relevant"] = Field(
+        "retrieved", description="What nDCG is normalised by."
+    )
+    _metric: RetrievalRecall = PrivateAttr()
 
     def __init__(self, measure: Measure = "recall", k: int | None = None, **kwargs: Any):
         super().__init__(measure=measure, k=k, **kwargs)
+        self._metric = RetrievalRecall(match="ids", ndcg_ideal=self.ndcg_ideal)
 
     # LlamaIndex declares ``metric_name`` a ClassVar; RetrieverEvaluator keys results by it,
     # so it is per instance here to tell recall@3 from recall@10.
@@ -78,3 +89,18 @@ class RetrievalRecallMetric(BaseRetrievalMetric):
                 "ranks": {item.id: item.rank for item in result.items},
             },
         )
+
+
+def _registered(measure: Measure) -> type[RetrievalRecallMetric]:
+    """A class LlamaIndex's registry can build with no arguments: this one measure."""
+
+    class Registered(RetrievalRecallMetric):
+        def __init__(self, k: int | None = None, **kwargs: Any):
+            super().__init__(measure, k, **kwargs)
+
+    Registered.__name__ = Registered.__qualname__ = f"RetrievalRecall_{measure}"
+    return Registered
+
+
+for _measure in get_args(Measure):
+    METRIC_REGISTRY[f"ragrecall_{_measure}"] = _registered(_measure)
