@@ -13,6 +13,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,8 +23,8 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import Runnable
-from langchain_core.runnables.config import run_in_executor
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import ensure_config, patch_config, run_in_executor
 from pydantic import ConfigDict, PrivateAttr
 
 from ragrecall import (
@@ -78,7 +79,7 @@ class RecallRetriever(BaseRetriever):
     Use it as a context manager, or call ``flush()`` / ``close()`` to wait for the scores.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     retriever: Runnable[str, list[Document]]
     reference_key: str = "reference"
@@ -154,12 +155,28 @@ class RecallRetriever(BaseRetriever):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        token = _CONFIG.set(ensure_config(config))  # for the wrapped retriever, whole
+        try:
+            return super().invoke(input, config, **kwargs)
+        finally:
+            _CONFIG.reset(token)
+
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        token = _CONFIG.set(ensure_config(config))
+        try:
+            return await super().ainvoke(input, config, **kwargs)
+        finally:
+            _CONFIG.reset(token)
+
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        documents = self.retriever.invoke(
-            query, config={"callbacks": run_manager.get_child()}, **kwargs
-        )
+        documents = self.retriever.invoke(query, _inner_config(run_manager), **kwargs)
         job = self._job(query, documents, run_manager)
         if job is not None:
             self._submit(*job)
@@ -168,9 +185,7 @@ class RecallRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        documents = await self.retriever.ainvoke(
-            query, config={"callbacks": run_manager.get_child()}, **kwargs
-        )
+        documents = await self.retriever.ainvoke(query, _inner_config(run_manager), **kwargs)
         job = self._job(query, documents, run_manager)
         if job is not None:
             if self.inline:
@@ -223,3 +238,14 @@ class RecallRetriever(BaseRetriever):
         with self._lock:
             self._stats.errors += 1
         log.exception("ragrecall: could not submit the retrieval of run %s", run_id)
+
+
+# The caller's config (configurable fields, tags, metadata) for the wrapped retriever, as
+# LangChain's own EnsembleRetriever passes it on; callbacks become this run's children.
+_CONFIG: ContextVar[RunnableConfig | None] = ContextVar("ragrecall_retriever_config", default=None)
+
+
+def _inner_config(
+    run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
+) -> RunnableConfig:
+    return patch_config(_CONFIG.get(), callbacks=run_manager.get_child())

@@ -1,0 +1,66 @@
+"""LangChain's own conformance suite for retrievers, run on RecallRetriever around a real
+in-memory vector store (offline: the hashing embedding, and no reference, so no judge call)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.runnables import ConfigurableField
+from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_ragrecall import HashingEmbeddings, RecallRetriever
+from langchain_tests.integration_tests import RetrieversIntegrationTests
+from pydantic import ValidationError
+
+
+def _store() -> InMemoryVectorStore:
+    store = InMemoryVectorStore(HashingEmbeddings())
+    texts = ["The Eiffel Tower is in Paris.", "The Eiffel Tower was finished in 1889."]
+    texts += ["The Eiffel Tower is 330 metres tall.", "The Colosseum is in Rome."]
+    store.add_documents([Document(text, id=f"d{i}") for i, text in enumerate(texts)])
+    return store
+
+
+class TestRecallRetrieverStandard(RetrieversIntegrationTests):
+    @property
+    def retriever_constructor(self) -> type[RecallRetriever]:
+        return RecallRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"retriever": _store().as_retriever(search_kwargs={"k": 4})}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Where is the Eiffel Tower?"
+
+    @pytest.mark.xfail(reason="the wrapped retriever, not the wrapper, sets how many it returns")
+    def test_k_constructor_param(self) -> None:
+        raise NotImplementedError
+
+
+def test_the_callers_config_reaches_the_wrapped_retriever() -> None:
+    inner = _store().as_retriever(search_kwargs={"k": 1}).configurable_fields(
+        search_kwargs=ConfigurableField(id="search_kwargs")
+    )
+    config = {"configurable": {"search_kwargs": {"k": 3}}}
+    assert len(inner.invoke("Eiffel Tower", config=config)) == 3
+    with RecallRetriever(inner) as wrapped:
+        assert len(wrapped.invoke("Eiffel Tower", config=config)) == 3
+        assert len(wrapped.invoke("Eiffel Tower")) == 1
+
+
+async def test_the_callers_config_reaches_the_wrapped_retriever_async() -> None:
+    inner = _store().as_retriever(search_kwargs={"k": 1}).configurable_fields(
+        search_kwargs=ConfigurableField(id="search_kwargs")
+    )
+    with RecallRetriever(inner) as wrapped:
+        config = {"configurable": {"search_kwargs": {"k": 2}}}
+        assert len(await wrapped.ainvoke("Eiffel Tower", config=config)) == 2
+
+
+@pytest.mark.parametrize("keyword", ["k", "inlline", "sink"])
+def test_unknown_constructor_keywords_are_refused(keyword: str) -> None:
+    with pytest.raises(ValidationError, match=keyword):
+        RecallRetriever(_store().as_retriever(), **{keyword: 3})
