@@ -49,9 +49,9 @@ def read_claim_sets(path: Path) -> dict[str, list[str]]:
             except (ValueError, KeyError, TypeError) as err:
                 raise SampleError(f"{path}:{number}: not a claim set line: {err}") from err
             cleaned = clean_claims(claims if isinstance(claims, list) else [])
-            if not cleaned:
+            if not cleaned and (value.get("reference") or "").strip():
                 raise SampleError(f"{path}:{number}: 'claims' must be a non-empty list of text")
-            table[key] = cleaned
+            table[key] = cleaned  # empty only for an empty reference: unscorable, as without
     return table
 
 

@@ -182,7 +182,7 @@ def _test(c: Comparison, resamples: int, seed: int) -> None:
     c.mdd = minimum_detectable_difference(diffs, alpha=c.alpha)
     if c.p_value < c.alpha and c.mean_diff != 0:
         c.verdict = "better" if c.mean_diff > 0 else "worse"
-    elif smallest_p_value(len(diffs)) > c.alpha:
+    elif smallest_p_value(sum(d != 0 for d in diffs)) > c.alpha:
         c.verdict = "too few pairs"
 
 

@@ -158,10 +158,11 @@ async def astream(
 ) -> AsyncIterator[ScoredSample]:
     """Score samples and yield each as soon as all its metrics finish (completion order).
 
-    Every row is validated before the first judge call (a bad row raises SampleError naming
-    it); then rows are read again lazily, so memory stays bounded by ``concurrency``. ``skip``
-    leaves out samples already done (for resuming). ``max_retries`` and ``timeout`` override
-    the metrics' own when given; ``repeats`` as in ``evaluate``.
+    Every row is validated before the first judge call (a bad row raises SampleError naming it);
+    then rows are read again lazily, so memory stays bounded by ``concurrency``. ``skip`` leaves
+    out the samples it returns True for (``ragrecall eval``: once its budget is spent).
+    ``max_retries`` and ``timeout`` override the metrics' own when given; ``repeats`` as in
+    ``evaluate``.
     """
     names = [m.name for m in metrics]
     if not metrics or len(set(names)) != len(names):

@@ -265,8 +265,9 @@ def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
     ]
     klass = {"better": "ok", "worse": "bad"}.get(c.verdict, "dim")
     stats = [
-        ("samples A / B / shared", f"{c.n_a} / {c.n_b} / {c.n_shared}"),
-        ("paired (both scored)", str(len(c.pairs))),
+        ("samples A / B / paired", f"{c.n_a} / {c.n_b} / {c.n_shared}"),
+        ("only in A / only in B", f"{c.only_a} / {c.only_b}"),
+        ("both scored", str(len(c.pairs))),
     ]
     if c.mean_diff is not None and c.ci is not None and c.wilcoxon is not None:
         stats += [
@@ -275,6 +276,13 @@ def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
             (f"{c.confidence:.0%} bootstrap CI", f"[{c.ci[0]:+.3f}, {c.ci[1]:+.3f}]"),
             ("permutation test p", f"{c.p_value:.4g}"),
             (f"Wilcoxon signed-rank p ({c.wilcoxon.method})", f"{c.wilcoxon.p_value:.4g}"),
+            ("effect size (paired d)", "" if c.effect_size is None else f"{c.effect_size:+.2f}"),
+            (
+                "smallest detectable difference (80% power)",
+                "none: too few pairs"
+                if c.mdd is None or c.mdd == float("inf")
+                else f"±{c.mdd:.3f}",
+            ),
         ]
     rows = "".join(f"<tr><td>{escape(k)}</td>{_cell(v, numeric=True)}</tr>" for k, v in stats)
     body.append(

@@ -73,8 +73,9 @@ class Record:
                 raw = {**raw, "runs": legacy_runs[name]}
             results[name] = result_type(name).model_validate(raw)
         sample = Sample.model_validate(value["sample"])
+        legacy = "occurrence" not in value  # written when the key digested the content
         return cls(
-            key=str(value["key"]),
+            key=sample.key() if legacy else str(value["key"]),
             index=int(value["index"]),
             sample=sample,
             results=results,
@@ -201,8 +202,10 @@ class ResultsFile:
         self.done[record.id] = record.content
 
     def close(self) -> None:
-        self._handle.close()
-        self._lock.release()
+        try:
+            self._handle.close()
+        finally:
+            self._lock.release()
 
     def __enter__(self) -> ResultsFile:
         return self

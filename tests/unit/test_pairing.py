@@ -71,7 +71,7 @@ def retrievers(tmp_path: Path, n: int) -> tuple[Path, Path]:
         # 30 questions: every sample pairs, the regression is caught, same claims are diffed
         (30, 1, ["30 / 30 / 30", "verdict: worse", "- lost Cats purr t 0."]),
         # 4 questions: too few to detect anything, which is not "no difference"
-        (4, 0, ["verdict: too few pairs", "with 4 pairs no difference could reach"]),
+        (4, 0, ["verdict: too few pairs", "with 4 pairs (4 that differ) no difference could"]),
     ],
 )
 def test_two_retrievers_on_the_same_questions(

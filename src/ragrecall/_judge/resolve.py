@@ -70,17 +70,14 @@ def _from_string(spec: str) -> BaseChatModel:
 
 def judge_at(url: str, model: str | None = None, key_env: str | None = None) -> BaseChatModel:
     """A chat model on any OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio) at
-    ``url``; its key from the environment variable ``key_env`` (default ``OPENAI_API_KEY``;
-    a local server that needs none gets a placeholder)."""
+    ``url``, with the key in the environment variable ``key_env``; without one, none is sent
+    (never ``OPENAI_API_KEY``, which is not that server's to see)."""
     from langchain_openai import ChatOpenAI
 
-    name = key_env or "OPENAI_API_KEY"
-    key = os.environ.get(name)
-    if key_env and not key:
+    key = os.environ.get(key_env) if key_env else "not-needed"
+    if not key:
         raise ValueError(f"--judge-key-env: ${key_env} is not set")
-    return ChatOpenAI(
-        base_url=url, api_key=key or "not-needed", model=model or "default", temperature=0
-    )
+    return ChatOpenAI(base_url=url, api_key=key, model=model or "default", temperature=0)
 
 
 def import_judge(factory: str) -> BaseChatModel:

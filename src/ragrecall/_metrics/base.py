@@ -32,6 +32,10 @@ class MetricOptions:
     timeout: float | None = None
     claim_cache: ClaimCache | None = None  # None: the default claim store
 
+    def policy(self) -> dict[str, Any]:
+        """The judge-call settings given, as constructor arguments."""
+        return {} if self.timeout is None else {"timeout": self.timeout}
+
 
 class Metric(ABC, Generic[R]):
     """A recall metric. Subclasses write ``_steps`` once; sync and async drive it.
@@ -56,7 +60,11 @@ class Metric(ABC, Generic[R]):
         if "name" not in cls.__dict__:
             return
         taken = Metric.registered.get(cls.name)
-        if taken is not None and taken.__qualname__ != cls.__qualname__:
+        same = taken is not None and (taken.__module__, taken.__qualname__) == (
+            cls.__module__,
+            cls.__qualname__,
+        )
+        if taken is not None and not same:
             raise ValueError(
                 f"metric name {cls.name!r} is taken by {taken.__module__}.{taken.__qualname__}"
             )
@@ -77,10 +85,7 @@ class Metric(ABC, Generic[R]):
     @classmethod
     def from_options(cls, judge: JudgeLike, options: MetricOptions) -> Metric[R]:
         """The metric with the settings given by name that it takes (the command line's)."""
-        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
-        if not cls.uses_judge:
-            return cls(**extra) if extra else cls()
-        return cls(judge, **extra)
+        return cls(judge, **options.policy()) if cls.uses_judge else cls()
 
     @property
     def judge(self) -> BaseChatModel:

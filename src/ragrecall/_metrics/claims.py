@@ -22,7 +22,15 @@ from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
 from .evidence import split_sentences
 from .structure import split_structure
 
-__all__ = ["ClaimCache", "ClaimMode", "clean_claims", "decompose", "decomposition_chain"]
+__all__ = [
+    "ClaimCache",
+    "ClaimMode",
+    "clean_claims",
+    "decompose",
+    "decomposition_chain",
+    "needs_judge",
+    "rule_claims",
+]
 
 ClaimMode = Literal["atomic", "sentences"]
 
@@ -85,6 +93,13 @@ class ClaimCache:
             while len(self._memory) > self._max_items:
                 self._memory.popitem(last=False)
 
+    def close(self) -> None:
+        """Close the SQLite file (the memory stays usable)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
     def __len__(self) -> int:
         return len(self._memory)
 
@@ -96,6 +111,19 @@ def clean_claims(claims: Sequence[Any]) -> list[str]:
         if isinstance(claim, str) and claim.strip():
             seen.setdefault(claim.strip(), None)
     return list(seen)
+
+
+def rule_claims(reference: str) -> list[str]:
+    """Claims without a judge: the structure's statements, the prose by sentence."""
+    units = split_structure(reference)
+    return clean_claims(
+        [s for u in units for s in ([u.text] if u.structured else split_sentences(u.text))]
+    )
+
+
+def needs_judge(reference: str) -> bool:
+    """Whether atomic decomposition calls the judge: only for a reference with prose."""
+    return any(not u.structured for u in split_structure(reference))
 
 
 def decompose(
@@ -118,8 +146,7 @@ def decompose(
     first_prose = next((i for i, u in enumerate(units) if not u.structured), len(units))
     given = [u.text for u in units if u.structured]
     if not prose or mode == "sentences":
-        split = [s for u in units for s in ([u.text] if u.structured else split_sentences(u.text))]
-        return ClaimSet(claims=clean_claims(split), source="rules")
+        return ClaimSet(claims=rule_claims(reference), source="rules")
     key = ClaimCache.key(reference, question or "", judge_id(), PROMPT_VERSION)
     cached = cache.get(key)
     if cached is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,18 +26,25 @@ from .evidence import instructs_judge
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 
-_shared: list[ClaimCache] = []
+_shared: dict[Path, ClaimCache] = {}
 _shared_lock = threading.Lock()
+log = logging.getLogger("ragrecall")
 
 
 def default_claim_cache() -> ClaimCache:
     """The claim store metrics share unless given their own: a SQLite file in the user cache
     (``$RAGRECALL_CLAIMS_STORE`` names another), so every run, process and integration on this
-    machine scores a reference against the claims it was first decomposed into."""
+    machine scores a reference against the claims it was first decomposed into. A store that
+    cannot be opened is replaced by one in memory, with a warning."""
+    path = claims_store_path()
     with _shared_lock:
-        if not _shared:
-            _shared.append(ClaimCache(claims_store_path()))
-        return _shared[0]
+        if path not in _shared:
+            try:
+                _shared[path] = ClaimCache(path)
+            except (OSError, sqlite3.Error) as err:
+                log.warning("ragrecall: claim store %s: %s; claims kept in memory", path, err)
+                _shared[path] = ClaimCache()
+        return _shared[path]
 
 
 class ContextRecall(Metric[RecallResult]):
@@ -126,9 +135,12 @@ class ContextRecall(Metric[RecallResult]):
 
     @classmethod
     def from_options(cls, judge: JudgeLike, options: MetricOptions) -> ContextRecall:
-        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
         return cls(
-            judge, options.claims, strategy=options.strategy, cache=options.claim_cache, **extra
+            judge,
+            options.claims,
+            strategy=options.strategy,
+            cache=options.claim_cache,
+            **options.policy(),
         )
 
     @property

@@ -17,9 +17,8 @@ from ..prompts import (
     render_passages,
 )
 from .attribution import estimate_tokens, pack
-from .claims import clean_claims
+from .claims import clean_claims, needs_judge, rule_claims
 from .context_recall import ContextRecall
-from .evidence import split_sentences
 from .registry import MetricOptions, metric_class
 
 __all__ = ["PRICES", "Estimate", "RecallPlan", "estimate_cost", "known_price", "recall_plan"]
@@ -77,11 +76,12 @@ def estimate_cost(
     """Judge calls and tokens for scoring ``samples`` with ``metrics``, without a judge.
 
     Context and response recall follow the metric's own steps: one decomposition call per
-    distinct (reference, question) in atomic mode (claims are cached), then per window one
-    call per claim (per_claim) or one call (batched); ``verdict="token"`` replies with one
-    token per claim. In sentences mode (or with ``reference_claims``) and one window per sample
-    the count is exact; in atomic mode the number of claims is estimated from the reference's
-    sentences. The other judge metrics are estimated from the number of chunks.
+    distinct (reference, question) with prose in atomic mode (claims are stored; a reference
+    that is all list items or table cells needs none), then per window one call per claim
+    (per_claim) or one call (batched); ``verdict="token"`` replies with one token per claim.
+    In sentences mode, with ``reference_claims`` or a reference without prose, and one window
+    per sample, the count is exact; otherwise the claims are counted as the rules split them
+    (structure, then sentences). The other judge metrics are estimated from the chunks.
     """
     est = Estimate(samples=len(samples))
     decomposed: set[tuple[str, str]] = set()
@@ -148,8 +148,8 @@ def _estimate_recall(
         reference = (sample.reference or "").strip()
         if not reference:
             return
-        claims = clean_claims(split_sentences(reference))
-        if claims_mode == "atomic":
+        claims = rule_claims(reference)
+        if claims_mode == "atomic" and needs_judge(reference):
             est.exact = False
             est.notes.add("atomic claims: their number is estimated from the sentences")
             cache_key = (reference, sample.user_input or "")

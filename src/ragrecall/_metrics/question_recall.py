@@ -88,8 +88,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
 
     @classmethod
     def from_options(cls, judge: JudgeLike, options: MetricOptions) -> QuestionRecall:
-        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
-        return cls(judge, cache=options.claim_cache, **extra)
+        return cls(judge, cache=options.claim_cache, **options.policy())
 
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:

@@ -66,11 +66,12 @@ class RecallPrecision(Metric[RecallPrecisionResult]):
 
     @classmethod
     def from_options(cls, judge: JudgeLike, options: MetricOptions) -> RecallPrecision:
-        extra: dict[str, Any] = {} if options.timeout is None else {"timeout": options.timeout}
         strategy: Strategy | Literal["auto"] = (
             "batched" if options.strategy == "batched" else "auto"
         )
-        return cls(judge, options.claims, strategy=strategy, cache=options.claim_cache, **extra)
+        return cls(
+            judge, options.claims, strategy=strategy, cache=options.claim_cache, **options.policy()
+        )
 
     @property
     def judge(self) -> BaseChatModel:
@@ -109,6 +110,7 @@ class RecallPrecision(Metric[RecallPrecisionResult]):
             "claims": recall.claims,
             "verdicts": recall.verdicts,
             "missing": recall.missing,
+            "claim_set": recall.claim_set,
         }
         if not any(c.text.strip() for c in sample.retrieved_contexts):
             return RecallPrecisionResult(

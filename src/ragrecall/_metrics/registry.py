@@ -1,8 +1,8 @@
 """Metric classes by name.
 
 Each metric class declares its ``name`` and ``result_type``; defining the class registers it
-(``Metric.__init_subclass__``). The CLI, ``testing``, the results file, repeats and the cost
-estimate look metrics up here, so a metric's name is written once, on its class.
+(``Metric.__init_subclass__``). The CLI, ``testing``, the results file and the cost estimate
+look metrics up here, so a metric's name is written once, on its class.
 """
 
 from __future__ import annotations

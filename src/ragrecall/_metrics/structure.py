@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import pysbd
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+
+from .evidence import split_sentences
 
 __all__ = ["Unit", "split_structure"]
 
 _MD = MarkdownIt("commonmark").enable("table").disable("code")  # indented text stays prose
-_SEGMENTER = pysbd.Segmenter(language="en", clean=False)
 _LISTS = ("bullet_list", "ordered_list")
 
 _STEP = re.compile(r"^(\s*)(?:[-*+•]\s+)?step\s+(\d{1,9})\s*[:.)\u2013-]\s*", re.IGNORECASE)
@@ -93,8 +93,8 @@ def _blocks(nodes: list[SyntaxTreeNode]) -> list[Unit]:
             and text.endswith(":")
             and kind in (*_LISTS, "table", "fence")
         ):
-            *before, lead = _SEGMENTER.segment(text) or [text]
-            units.append(Unit("".join(before), False))
+            *before, lead = split_sentences(text) or [text]
+            units.append(Unit(" ".join(before), False))
             units += _led(lead.strip(), after)
             i += 1
         elif after and node.type == "heading" and kind in (*_LISTS, "table"):

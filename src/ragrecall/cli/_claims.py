@@ -33,7 +33,7 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
     console = console or Console()
     err = Console(stderr=True)
     try:
-        samples = read_input(args, err).samples
+        samples = read_input(args, err)
         options = MetricOptions(claims=claim_mode(args), claim_cache=claim_cache(args))
         recall = ContextRecall.from_options(judge_spec(args), options)
         tasks = list({s.key(): s for s in samples}.values())

@@ -70,6 +70,8 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
     try:
         if not 0 < args.alpha < 1:
             raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
+        if args.resamples < 1:
+            raise SampleError(f"--resamples must be at least 1, not {args.resamples}")
         comparison = compare_records(
             read_records(args.a),
             read_records(args.b),
@@ -139,11 +141,12 @@ def _mdd(mdd: float | None) -> str:
 def _meaning(c: Comparison) -> str:
     """What a verdict without a difference means, in words."""
     if c.verdict == "too few pairs":
+        changed = sum(p.diff != 0 for p in c.pairs)
         return (
-            f": with {len(c.pairs)} pairs no difference could reach alpha {c.alpha}; "
-            "score more questions"
+            f": with {len(c.pairs)} pairs ({changed} that differ) no difference could reach "
+            f"alpha {c.alpha}; score more questions"
         )
-    if c.verdict == "no significant difference" and c.mdd is not None:
+    if c.verdict == "no significant difference" and c.mdd is not None and math.isfinite(c.mdd):
         return f": a true difference smaller than ±{c.mdd:.3f} would likely go unseen"
     return ""
 

@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .._claim_sets import read_claim_sets, with_claim_sets
-from .._data import sample_ids
+from .._data import SampleId, sample_ids
 from .._errors import SampleError
 from .._html import eval_report
 from .._judge.resolve import JudgeLike
@@ -155,7 +155,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     try:
         _check_args(args)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
-        samples = read_input(args, err_console).samples
+        samples = read_input(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
         judge = judge_spec(args)
@@ -174,11 +174,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         return _usage_error(err_console, str(err), store)
     summary = RunSummary(names, args.show_worst)
     todo = pending(samples, store.done) if store is not None else []
+    current = dict(zip(sample_ids(samples), (s.content_key() for s in samples), strict=True))
     if store is not None:
-        current = dict(zip(sample_ids(samples), (s.content_key() for s in samples), strict=True))
-        for record in read_records(args.out):  # resumed samples count in the summary too
-            if current.get(record.id) == record.content:
-                summary.add(record)
+        for record in _current(args.out, current):  # resumed samples count in the summary too
+            summary.add(record)
         if store.repaired:
             err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")
         if summary.count:
@@ -220,7 +219,14 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"[yellow]interrupted[/]{saved}")
         return INTERRUPTED
     elapsed = time.perf_counter() - start
-    return _finish(summary, kept, budget, elapsed, len(samples), args, console)
+    records = kept if kept is not None else _current(args.out, current) if args.report else []
+    return _finish(summary, records, budget, elapsed, len(samples), args, console)
+
+
+def _current(path: Path, current: dict[SampleId, str]) -> list[Record]:
+    """The records of ``path`` for this input's samples as they are now (not those of rows
+    since removed or changed)."""
+    return [r for r in read_records(path) if current.get(r.id) == r.content]
 
 
 def _usage_error(err_console: Console, message: str, store: ResultsFile | None) -> int:
@@ -292,7 +298,7 @@ def _dry_run(
 
 def _finish(
     summary: RunSummary,
-    kept: list[Record] | None,
+    records: list[Record],
     budget: Budget,
     elapsed: float,
     total_samples: int,
@@ -312,7 +318,6 @@ def _finish(
     if args.out:
         console.print(f"results: {args.out}")
     if args.report:
-        records = kept if kept is not None else read_records(args.out)
         args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")
         console.print(f"report: {args.report}")
     failures = []

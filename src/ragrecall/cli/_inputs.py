@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +21,6 @@ from .._schemas import Sample
 
 __all__ = [
     "CLAIM_MODES",
-    "Input",
     "add_input_command",
     "claim_cache",
     "claim_mode",
@@ -59,8 +58,8 @@ def add_input_command(
     p.add_argument(
         "--judge-key-env",
         metavar="NAME",
-        help="with --judge-url: the environment variable holding its API key "
-        "(default OPENAI_API_KEY; none needed for a local server)",
+        help="with --judge-url: the environment variable holding its API key (default: no "
+        "key is sent)",
     )
     p.add_argument(
         "--judge-factory",
@@ -122,15 +121,7 @@ def parse_column_map(text: str | None) -> dict[str, str] | None:
     return mapping
 
 
-@dataclass
-class Input:
-    """The samples of a run, read once, and where they came from."""
-
-    rows: DataRows
-    samples: list[Sample]
-
-
-def read_input(args: argparse.Namespace, err: Console) -> Input:
+def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     """Every sample of ``args.data``. Two rows with one ``sample_id`` are refused; rows that
     repeat a task are kept as separate samples and reported."""
     if args.limit is not None and args.limit < 0:
@@ -168,7 +159,7 @@ def read_input(args: argparse.Namespace, err: Console) -> Input:
             "and `compare` will not pair them: give each row a sample_id (--id-column)",
             soft_wrap=True,
         )
-    return Input(rows, samples)
+    return samples
 
 
 def _noting_columns(rows: Iterable[Any], columns: set[str]) -> Iterator[Any]:
@@ -200,7 +191,12 @@ def judge_spec(args: argparse.Namespace) -> JudgeLike:
 
 def claim_cache(args: argparse.Namespace) -> ClaimCache | None:
     """The claim store ``--claims-store`` names (None: the default one)."""
-    return ClaimCache(args.claims_store) if args.claims_store else None
+    if not args.claims_store:
+        return None
+    try:
+        return ClaimCache(args.claims_store)
+    except sqlite3.Error as err:
+        raise SampleError(f"--claims-store {args.claims_store}: {err}") from err
 
 
 def claim_mode(args: argparse.Namespace) -> Literal["atomic", "sentences"]:
