@@ -231,3 +231,44 @@ def test_the_cli_and_evaluate_count_the_same_samples(picks: list[int], tmp_path:
         return
     assert code == 0
     assert len(read_records(out)) == len(evaluate(rows, [RetrievalRecall()]).samples) == len(rows)
+
+
+def test_pairs_that_barely_differ_are_too_few_whatever_their_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = questions(20, good=True)
+    a = evaluated(tmp_path, "a", rows)
+    worse = [r if i >= 3 else {**r, "contexts": ["Unrelated."]} for i, r in enumerate(rows)]
+    b = evaluated(tmp_path, "b", worse)
+    capsys.readouterr()
+    assert compare(a, b, "--fail-if-worse") == 0
+    out = capsys.readouterr().out
+    assert "with 20 pairs (3 that differ) no difference could reach alpha" in out
+
+
+def test_eval_of_a_metric_without_a_judge_takes_the_judge_options(tmp_path: Path) -> None:
+    rows = [{"question": "q", "reference_ids": ["a"], "retrieved_ids": ["a"]}]
+    evaluated(tmp_path, "ids", rows, "--metric", "retrieval_recall", "--timeout", "30")
+
+
+def test_results_written_before_task_keys_resume_under_their_task(tmp_path: Path) -> None:
+    rows = questions(2, good=True)
+    out = evaluated(tmp_path, "r", rows)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    for line in lines:  # as the previous release wrote them: a content digest as the key
+        line["key"] = "0123456789abcdef"
+        del line["occurrence"], line["content"]
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert {r.key for r in read_records(out)} == {
+        Sample.model_validate(lines[0]["sample"]).key(),
+        Sample.model_validate(lines[1]["sample"]).key(),
+    }
+
+
+def test_a_claim_store_that_cannot_be_opened_falls_back_to_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("RAGRECALL_CLAIMS_STORE", str(tmp_path))  # a directory: not a database
+    metric = ContextRecall(ScriptedJudge(reply=keyword_reply))
+    assert metric.claim_set({"reference": "Cats purr.", "user_input": "q"}).claims == ["Cats purr."]
+    assert "claims kept in memory" in caplog.text
