@@ -4,8 +4,8 @@
         [--claim-mode atomic|sentences] [--small 4] [--alpha 0.05] [--workdir DIR]
         [--summary benchmarks/out/compare_retrievers.json]
 
-A small corpus written for this benchmark (``TOPICS``: 20 topics, each with a question and a
-reference of three short facts, each fact stated in its own document; plus ``DISTRACTORS``) in
+A small corpus written for this benchmark (``retriever_topics.json``: 20 tasks, each with a
+question and a reference of three short facts, each stated in its own document; distractors) in
 a real ``langchain_core.vectorstores.InMemoryVectorStore`` on ``langchain_ragrecall``'s
 ``HashingEmbeddings``. Retriever A is ``as_retriever(search_kwargs={"k": K_GOOD})`` (4: brings
 back the three facts), retriever B the same store at ``k = K_BAD`` (1: one fact at most), a
@@ -59,496 +59,37 @@ from _common import commit, write_json
 METRIC = "context_recall"
 SEED, RESAMPLES = 0, 10_000  # compare's defaults
 
-# (question, [(reference sentence, the document that states it), ...]) per topic; every fact
-# in its own document, no document stating another fact of its topic.
-TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
-    (
-        (
-            "Which countries does the Amazon River flow through, how long is the Amazon River, and"
-            " which ocean does it empty into?"
-        ),
-        [
-            (
-                "The Amazon River flows through Peru, Colombia and Brazil.",
-                (
-                    "The Amazon River rises in the Andes of Peru and flows through Colombia and "
-                    "Brazil."
-                ),
-            ),
-            (
-                "The Amazon River is about 6,400 kilometres long.",
-                "Measured from its source, the Amazon River is roughly 6,400 kilometres long.",
-            ),
-            (
-                "The Amazon River empties into the Atlantic Ocean.",
-                "The Amazon River ends in a wide estuary and empties into the Atlantic Ocean.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Where does Mount Kilimanjaro stand, how many metres high is Mount Kilimanjaro, and is"
-            " Mount Kilimanjaro a volcano?"
-        ),
-        [
-            (
-                "Mount Kilimanjaro is in Tanzania.",
-                "Mount Kilimanjaro stands in northeastern Tanzania, near the border with Kenya.",
-            ),
-            (
-                "Mount Kilimanjaro is 5,895 metres high.",
-                "The summit of Mount Kilimanjaro, Uhuru Peak, is 5,895 metres above sea level.",
-            ),
-            (
-                "Mount Kilimanjaro is a dormant volcano.",
-                "Mount Kilimanjaro is a dormant volcano made of three volcanic cones.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Where does the Great Barrier Reef lie, how many reefs make up the Great Barrier Reef,"
-            " and what threatens the Great Barrier Reef?"
-        ),
-        [
-            (
-                "The Great Barrier Reef lies off the coast of Queensland, Australia.",
-                (
-                    "The Great Barrier Reef lies in the Coral Sea off the coast of Queensland, "
-                    "Australia."
-                ),
-            ),
-            (
-                "The Great Barrier Reef is made of about 2,900 individual reefs.",
-                (
-                    "The Great Barrier Reef is made up of about 2,900 individual reefs and 900 "
-                    "islands."
-                ),
-            ),
-            (
-                "Coral bleaching threatens the Great Barrier Reef.",
-                "Warmer sea water causes coral bleaching, which threatens the Great Barrier Reef.",
-            ),
-        ],
-    ),
-    (
-        (
-            "How do honeybees communicate, does each colony of honeybees have a queen, and how do "
-            "honeybees make honey?"
-        ),
-        [
-            (
-                "Honeybees communicate with a waggle dance.",
-                "Honeybees tell each other where flowers are with a waggle dance.",
-            ),
-            (
-                "Each colony of honeybees has one queen.",
-                "Each colony of honeybees has one queen, and she lays all of its eggs.",
-            ),
-            (
-                "Honeybees make honey from flower nectar.",
-                "Honeybees make honey by collecting flower nectar and evaporating its water.",
-            ),
-        ],
-    ),
-    (
-        (
-            "When was the Rosetta Stone found, which scripts does the Rosetta Stone carry, and "
-            "where is the Rosetta Stone kept?"
-        ),
-        [
-            (
-                "The Rosetta Stone was found in 1799.",
-                "French soldiers found the Rosetta Stone in Egypt in 1799.",
-            ),
-            (
-                "The Rosetta Stone carries one text in three scripts.",
-                (
-                    "The Rosetta Stone carries one decree written in three scripts: hieroglyphic, "
-                    "Demotic and Greek."
-                ),
-            ),
-            (
-                "The Rosetta Stone is kept in the British Museum.",
-                "Since 1802 the Rosetta Stone has been on display in the British Museum in London.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Where was Marie Curie born, what did Marie Curie discover, and which Nobel Prizes did"
-            " Marie Curie win?"
-        ),
-        [
-            (
-                "Marie Curie was born in Warsaw in 1867.",
-                "Marie Curie was born Maria Sklodowska in Warsaw in 1867.",
-            ),
-            (
-                "Marie Curie discovered polonium and radium.",
-                "Together with her husband Pierre, Marie Curie discovered polonium and radium.",
-            ),
-            (
-                "Marie Curie won two Nobel Prizes.",
-                "Marie Curie won two Nobel Prizes, in physics in 1903 and in chemistry in 1911.",
-            ),
-        ],
-    ),
-    (
-        "Who discovered penicillin, what makes penicillin, and what does penicillin treat?",
-        [
-            (
-                "Alexander Fleming discovered penicillin in 1928.",
-                "Alexander Fleming discovered penicillin in 1928 at St Mary's Hospital in London.",
-            ),
-            (
-                "Penicillin is made by Penicillium mould.",
-                "Penicillin is made by a mould of the genus Penicillium.",
-            ),
-            (
-                "Penicillin treats bacterial infections.",
-                "Doctors use penicillin to treat bacterial infections such as strep throat.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Where does the Sahara Desert stretch, is the Sahara Desert the largest hot desert, "
-            "and how much does the Sahara Desert cover?"
-        ),
-        [
-            (
-                "The Sahara Desert stretches across North Africa.",
-                "The Sahara Desert stretches across North Africa, from Mauritania to Egypt.",
-            ),
-            (
-                "The Sahara Desert is the largest hot desert on Earth.",
-                "No hot desert on Earth is larger than the Sahara Desert.",
-            ),
-            (
-                "The Sahara Desert covers about 9 million square kilometres.",
-                "The Sahara Desert covers about 9 million square kilometres.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Is Jupiter the largest planet, which storm has raged on Jupiter for centuries, and "
-            "how many moons orbit Jupiter?"
-        ),
-        [
-            (
-                "Jupiter is the largest planet in the solar system.",
-                "Jupiter is the largest planet in the solar system, a gas giant of hydrogen.",
-            ),
-            (
-                "Jupiter has a giant storm called the Great Red Spot.",
-                (
-                    "A storm bigger than Earth, the Great Red Spot, has raged on Jupiter for "
-                    "centuries."
-                ),
-            ),
-            (
-                "Jupiter has 95 known moons.",
-                "Astronomers have counted 95 moons orbiting Jupiter, Ganymede among them.",
-            ),
-        ],
-    ),
-    (
-        (
-            "How long is the Great Wall of China, why was the Great Wall of China built, and who "
-            "built the Great Wall of China that survives?"
-        ),
-        [
-            (
-                "The Great Wall of China is over 21,000 kilometres long.",
-                (
-                    "Counting all its branches, the Great Wall of China is over 21,000 kilometres "
-                    "long."
-                ),
-            ),
-            (
-                "The Great Wall of China was built to keep out northern invaders.",
-                "The Great Wall of China was built to keep out invaders from the northern steppes.",
-            ),
-            (
-                "The Ming dynasty built most of the surviving Great Wall of China.",
-                (
-                    "Most of the Great Wall of China that survives today was built by the Ming "
-                    "dynasty."
-                ),
-            ),
-        ],
-    ),
-    (
-        (
-            "How many hearts do octopuses have, what colour is the blood of octopuses, and can "
-            "octopuses change the colour of their skin?"
-        ),
-        [
-            (
-                "Octopuses have three hearts.",
-                "Octopuses have three hearts that keep their blood moving.",
-            ),
-            (
-                "Octopuses have blue blood.",
-                "The blood of octopuses is blue because it carries copper-based hemocyanin.",
-            ),
-            (
-                "Octopuses can change the colour of their skin.",
-                "Octopuses can change the colour of their skin in a fraction of a second.",
-            ),
-        ],
-    ),
-    (
-        (
-            "When did the Panama Canal open, what does the Panama Canal link, and how does the "
-            "Panama Canal lift ships?"
-        ),
-        [
-            (
-                "The Panama Canal opened in 1914.",
-                "The Panama Canal opened to shipping in August 1914.",
-            ),
-            (
-                "The Panama Canal links the Atlantic and Pacific oceans.",
-                (
-                    "The Panama Canal links the Atlantic Ocean with the Pacific Ocean across the "
-                    "Isthmus of Panama."
-                ),
-            ),
-            (
-                "The Panama Canal uses locks to lift ships.",
-                "Locks on the Panama Canal lift ships 26 metres up to Gatun Lake.",
-            ),
-        ],
-    ),
-    (
-        "Where was Mozart born, how many works did Mozart write, and where did Mozart die?",
-        [
-            (
-                "Mozart was born in Salzburg in 1756.",
-                "Wolfgang Amadeus Mozart was born in Salzburg in 1756.",
-            ),
-            (
-                "Mozart wrote more than 600 works.",
-                "Mozart wrote more than 600 works, among them 41 symphonies.",
-            ),
-            (
-                "Mozart died in Vienna in 1791.",
-                "Mozart died in Vienna in December 1791, at the age of 35.",
-            ),
-        ],
-    ),
-    (
-        (
-            "When did Johannes Gutenberg build his printing press, what type did the Gutenberg "
-            "press use, and when was the Gutenberg Bible printed?"
-        ),
-        [
-            (
-                "Johannes Gutenberg built his printing press around 1440.",
-                "Johannes Gutenberg built his printing press in Mainz around 1440.",
-            ),
-            (
-                "The Gutenberg press used movable metal type.",
-                "The Gutenberg press printed with movable metal type cast in a hand mould.",
-            ),
-            (
-                "The Gutenberg Bible was printed in the 1450s.",
-                (
-                    "The Gutenberg Bible, printed in the 1450s, was the first major book from the "
-                    "press."
-                ),
-            ),
-        ],
-    ),
-    (
-        (
-            "Where does Lake Baikal lie, how deep is Lake Baikal, and how much fresh water does "
-            "Lake Baikal hold?"
-        ),
-        [
-            (
-                "Lake Baikal is in Siberia.",
-                "Lake Baikal lies in southern Siberia, in Russia.",
-            ),
-            (
-                "Lake Baikal is the deepest lake in the world.",
-                "At 1,642 metres, Lake Baikal is the deepest lake in the world.",
-            ),
-            (
-                "Lake Baikal holds about a fifth of the fresh surface water on Earth.",
-                "Lake Baikal holds about a fifth of all fresh surface water on Earth.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Where did the Titanic leave from, what did the Titanic strike, and when did the "
-            "Titanic sink?"
-        ),
-        [
-            (
-                "The Titanic sailed from Southampton.",
-                "The Titanic left Southampton on its maiden voyage to New York.",
-            ),
-            (
-                "The Titanic struck an iceberg.",
-                "Late at night the Titanic struck an iceberg in the North Atlantic.",
-            ),
-            (
-                "The Titanic sank in April 1912.",
-                "The Titanic sank on 15 April 1912, with more than 1,500 deaths.",
-            ),
-        ],
-    ),
-    (
-        (
-            "What energy does photosynthesis capture, what does photosynthesis take in, and what "
-            "does photosynthesis release?"
-        ),
-        [
-            (
-                "Photosynthesis uses the energy of sunlight.",
-                "Photosynthesis captures the energy of sunlight with the pigment chlorophyll.",
-            ),
-            (
-                "Photosynthesis takes in carbon dioxide and water.",
-                "Photosynthesis takes in carbon dioxide from the air and water from the roots.",
-            ),
-            (
-                "Photosynthesis releases oxygen.",
-                "Photosynthesis releases oxygen into the air as a by-product.",
-            ),
-        ],
-    ),
-    (
-        (
-            "When was the Eiffel Tower completed, how tall is the Eiffel Tower, and what is the "
-            "Eiffel Tower built from?"
-        ),
-        [
-            (
-                "The Eiffel Tower was completed in 1889.",
-                "The Eiffel Tower was completed in 1889 for the World's Fair in Paris.",
-            ),
-            (
-                "The Eiffel Tower is about 330 metres tall.",
-                "Including its antennas, the Eiffel Tower is about 330 metres tall.",
-            ),
-            (
-                "The Eiffel Tower is made of wrought iron.",
-                "The Eiffel Tower is built from some 18,000 pieces of wrought iron.",
-            ),
-        ],
-    ),
-    (
-        "Is Venus the hottest planet, which way does Venus spin, and how long is a day on Venus?",
-        [
-            (
-                "Venus is the hottest planet in the solar system.",
-                "Venus, at about 465 degrees Celsius, is the hottest planet in the solar system.",
-            ),
-            (
-                "Venus spins in the opposite direction to most planets.",
-                "Venus spins backwards, the opposite way from most planets.",
-            ),
-            (
-                "A day on Venus lasts longer than its year.",
-                "A day on Venus lasts 243 Earth days, longer than its year of 225 days.",
-            ),
-        ],
-    ),
-    (
-        (
-            "Which way does the Nile flow, which countries does the Nile pass through, and what "
-            "controls the floods of the Nile?"
-        ),
-        [
-            (
-                "The Nile flows north into the Mediterranean Sea.",
-                "The Nile flows north and empties into the Mediterranean Sea at a wide delta.",
-            ),
-            (
-                "The Nile passes through Sudan and Egypt.",
-                "On its way the Nile passes through Uganda, South Sudan, Sudan and Egypt.",
-            ),
-            (
-                "The Aswan High Dam controls the floods of the Nile.",
-                "Since 1970 the Aswan High Dam has controlled the yearly floods of the Nile.",
-            ),
-        ],
-    ),
-]
-
-DISTRACTORS = [
-    "The Mississippi River flows into the Gulf of Mexico.",
-    "Mount Everest is the highest mountain above sea level.",
-    "Saturn is known for its bright rings of ice and rock.",
-    "Lake Superior is the largest of the Great Lakes by area.",
-    "Ludwig van Beethoven composed nine symphonies.",
-    "Bumblebees are larger and hairier than most other bees.",
-    "The Statue of Liberty was a gift from France in 1886.",
-    "Squid have long tentacles and a beak like a parrot.",
-    "The Suez Canal links the Mediterranean Sea and the Red Sea.",
-    "Aspirin was first made from a compound found in willow bark.",
-    "The Gobi Desert is a cold desert in Mongolia and China.",
-    "Isaac Newton described the law of universal gravitation.",
-    "Chlorophyll gives the leaves of plants their green colour.",
-    "The Leaning Tower of Pisa began to tilt while it was being built.",
-    "Mars is called the red planet because of iron oxide dust.",
-    "The Colosseum in Rome could hold about 50,000 spectators.",
-]
+# retriever_topics.json, written for this benchmark: 20 tasks whose reference states three facts,
+# each fact the text of its own document (id <sample_id>-<n>), and distractor documents.
+CORPUS = json.loads((Path(__file__).parent / "retriever_topics.json").read_text())
+TASKS: list[dict[str, Any]] = CORPUS["tasks"]
 
 
-def sample_id(i: int) -> str:
-    return f"q{i + 1:02d}"
-
-
-def build_store() -> Any:
-    """Every topic's fact documents (ids ``q01-1`` ...) and the distractors (``d01`` ...) in
-    an ``InMemoryVectorStore`` on ``HashingEmbeddings``."""
+def build_store(documents: Sequence[dict[str, str]]) -> Any:
+    """The documents in an ``InMemoryVectorStore`` on ``HashingEmbeddings``."""
     from langchain_core.documents import Document
     from langchain_core.vectorstores import InMemoryVectorStore
     from langchain_ragrecall import HashingEmbeddings
 
-    docs = [
-        Document(text, id=f"{sample_id(i)}-{j + 1}")
-        for i, (_, facts) in enumerate(TOPICS)
-        for j, (_, text) in enumerate(facts)
-    ]
-    docs += [Document(text, id=f"d{i + 1:02d}") for i, text in enumerate(DISTRACTORS)]
     store = InMemoryVectorStore(HashingEmbeddings())
-    store.add_documents(docs)
+    store.add_documents([Document(d["text"], id=d["id"]) for d in documents])
     return store
 
 
-def dataset(retriever: Any, questions: int) -> list[dict[str, Any]]:
-    """The retriever's answers to the first ``questions`` questions, as dataset rows."""
-    rows = []
-    for i, (question, facts) in enumerate(TOPICS[:questions]):
-        docs = retriever.invoke(question)
-        rows.append(
-            {
-                "sample_id": sample_id(i),
-                "user_input": question,
-                "reference": " ".join(ref for ref, _ in facts),
-                "retrieved_contexts": [{"id": d.id, "text": d.page_content} for d in docs],
-            }
-        )
-    return rows
+def dataset(retriever: Any, tasks: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The retriever's answers to the tasks' questions, as dataset rows."""
+    from langchain_ragrecall import retrieve_samples
+
+    samples = retrieve_samples(retriever, list(tasks))
+    return [s.model_dump(mode="json", exclude_none=True) for s in samples]
 
 
 def facts_found(rows: Sequence[dict[str, Any]]) -> list[float]:
-    """Per row, the share of its topic's fact documents among the retrieved ones."""
-    shares = []
-    for row in rows:
-        ids = {c["id"] for c in row["retrieved_contexts"]}
-        facts = TOPICS[int(row["sample_id"][1:]) - 1][1]
-        found = sum(f"{row['sample_id']}-{j + 1}" in ids for j in range(len(facts)))
-        shares.append(found / len(facts))
-    return shares
+    """Per row, the share of its three fact documents among the retrieved ones."""
+    return [
+        sum(str(c["id"]).startswith(f"{row['sample_id']}-") for c in row["retrieved_contexts"]) / 3
+        for row in rows
+    ]
 
 
 def write_rows(path: Path, rows: Sequence[dict[str, Any]]) -> None:
@@ -675,7 +216,7 @@ HEADER = (
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=int, default=20, help=f"at most {len(TOPICS)}")
+    parser.add_argument("--questions", type=int, default=20, help=f"at most {len(TASKS)}")
     parser.add_argument("--k-good", type=int, default=4, help="A: documents retrieved (4)")
     parser.add_argument("--k-bad", type=int, default=1, help="B, degraded: documents (1)")
     parser.add_argument(
@@ -689,8 +230,8 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, help="where the files go (default: a temp dir)")
     parser.add_argument("--summary", type=Path, help="JSON summary")
     args = parser.parse_args()
-    if not 1 <= args.questions <= len(TOPICS):
-        parser.error(f"--questions must be in [1, {len(TOPICS)}]")
+    if not 1 <= args.questions <= len(TASKS):
+        parser.error(f"--questions must be in [1, {len(TASKS)}]")
 
     command = shlex.join(["python", *sys.argv])
     date = time.strftime("%Y-%m-%d %H:%M")
@@ -705,10 +246,10 @@ def main() -> int:
     print(f"workdir {work}")
     wall_start = time.perf_counter()
 
-    store = build_store()
+    store = build_store(CORPUS["documents"])
     data = {}
     for name, k in (("A", args.k_good), ("B", args.k_bad)):
-        rows = dataset(store.as_retriever(search_kwargs={"k": k}), args.questions)
+        rows = dataset(store.as_retriever(search_kwargs={"k": k}), TASKS[: args.questions])
         data[name] = work / f"{name}.jsonl"
         write_rows(data[name], rows)
         shares = facts_found(rows)
@@ -741,7 +282,7 @@ def main() -> int:
         )
         steps[f"eval {name}"] = {"exit": code, "seconds": seconds}
 
-    small_ids = {sample_id(i) for i in range(min(args.small, args.questions))}
+    small_ids = {task["sample_id"] for task in TASKS[: min(args.small, args.questions)]}
     small = {n: work / f"r{n.lower()}-first{args.small}.jsonl" for n in "AB"}
     for name in "AB":
         subset(results[name], small_ids, small[name])

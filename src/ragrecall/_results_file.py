@@ -130,14 +130,13 @@ class ResultsFile:
             out.append(record)
     """
 
+    repaired = False  # a torn last line was cut away on open
+
     def __init__(
         self, path: Path, done: dict[SampleId, str], handle: IO[bytes], lock: filelock.FileLock
     ):
-        self.path = path
-        self.done = done
-        self.repaired = False
-        self._handle = handle
-        self._lock = lock
+        self.path, self.done = path, done
+        self._handle, self._lock = handle, lock
 
     @classmethod
     def open(

@@ -8,6 +8,7 @@ from ._embeddings import HashingEmbeddings
 from ._langsmith import RecallEvaluator
 from ._retriever import RecallRetriever, RetrieverStats
 from ._runnable import as_runnable
+from ._samples import retrieve_samples
 
 __all__ = [
     "CapturedRetrieval",
@@ -19,4 +20,5 @@ __all__ = [
     "RetrieverStats",
     "as_runnable",
     "documents_to_chunks",
+    "retrieve_samples",
 ]

@@ -20,208 +20,34 @@ from typing import Any
 import pytest
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
-from langchain_ragrecall import HashingEmbeddings
+from langchain_ragrecall import HashingEmbeddings, retrieve_samples
 
 from ragrecall.cli import main
 
 pytestmark = pytest.mark.judge
 
-# (question, [(reference sentence, the document stating it), ...]); no document states
-# another fact of its topic.
-TOPICS: list[tuple[str, list[tuple[str, str]]]] = [
-    (
-        "Which countries does the Amazon River flow through, how long is the Amazon River, and "
-        "which ocean does it empty into?",
-        [
-            (
-                "The Amazon River flows through Peru, Colombia and Brazil.",
-                "The Amazon River rises in the Andes of Peru and flows through Colombia and "
-                "Brazil.",
-            ),
-            (
-                "The Amazon River is about 6,400 kilometres long.",
-                "Measured from its source, the Amazon River is roughly 6,400 kilometres long.",
-            ),
-            (
-                "The Amazon River empties into the Atlantic Ocean.",
-                "The Amazon River ends in a wide estuary and empties into the Atlantic Ocean.",
-            ),
-        ],
-    ),
-    (
-        "Where does Mount Kilimanjaro stand, how many metres high is Mount Kilimanjaro, and is "
-        "Mount Kilimanjaro a volcano?",
-        [
-            (
-                "Mount Kilimanjaro is in Tanzania.",
-                "Mount Kilimanjaro stands in northeastern Tanzania, near the border with Kenya.",
-            ),
-            (
-                "Mount Kilimanjaro is 5,895 metres high.",
-                "The summit of Mount Kilimanjaro, Uhuru Peak, is 5,895 metres above sea level.",
-            ),
-            (
-                "Mount Kilimanjaro is a dormant volcano.",
-                "Mount Kilimanjaro is a dormant volcano made of three volcanic cones.",
-            ),
-        ],
-    ),
-    (
-        "Where does the Great Barrier Reef lie, how many reefs make up the Great Barrier Reef, "
-        "and what threatens the Great Barrier Reef?",
-        [
-            (
-                "The Great Barrier Reef lies off the coast of Queensland, Australia.",
-                "The Great Barrier Reef lies in the Coral Sea off the coast of Queensland, "
-                "Australia.",
-            ),
-            (
-                "The Great Barrier Reef is made of about 2,900 individual reefs.",
-                "The Great Barrier Reef is made up of about 2,900 individual reefs and 900 "
-                "islands.",
-            ),
-            (
-                "Coral bleaching threatens the Great Barrier Reef.",
-                "Warmer sea water causes coral bleaching, which threatens the Great Barrier Reef.",
-            ),
-        ],
-    ),
-    (
-        "How do honeybees communicate, does each colony of honeybees have a queen, and how do "
-        "honeybees make honey?",
-        [
-            (
-                "Honeybees communicate with a waggle dance.",
-                "Honeybees tell each other where flowers are with a waggle dance.",
-            ),
-            (
-                "Each colony of honeybees has one queen.",
-                "Each colony of honeybees has one queen, and she lays all of its eggs.",
-            ),
-            (
-                "Honeybees make honey from flower nectar.",
-                "Honeybees make honey by collecting flower nectar and evaporating its water.",
-            ),
-        ],
-    ),
-    (
-        "When was the Rosetta Stone found, which scripts does the Rosetta Stone carry, and "
-        "where is the Rosetta Stone kept?",
-        [
-            (
-                "The Rosetta Stone was found in 1799.",
-                "French soldiers found the Rosetta Stone in Egypt in 1799.",
-            ),
-            (
-                "The Rosetta Stone carries one text in three scripts.",
-                "The Rosetta Stone carries one decree written in three scripts: hieroglyphic, "
-                "Demotic and Greek.",
-            ),
-            (
-                "The Rosetta Stone is kept in the British Museum.",
-                "Since 1802 the Rosetta Stone has been on display in the British Museum in London.",
-            ),
-        ],
-    ),
-    (
-        "Where was Marie Curie born, what did Marie Curie discover, and which Nobel Prizes did "
-        "Marie Curie win?",
-        [
-            (
-                "Marie Curie was born in Warsaw in 1867.",
-                "Marie Curie was born Maria Sklodowska in Warsaw in 1867.",
-            ),
-            (
-                "Marie Curie discovered polonium and radium.",
-                "Together with her husband Pierre, Marie Curie discovered polonium and radium.",
-            ),
-            (
-                "Marie Curie won two Nobel Prizes.",
-                "Marie Curie won two Nobel Prizes, in physics in 1903 and in chemistry in 1911.",
-            ),
-        ],
-    ),
-    (
-        "Who discovered penicillin, what makes penicillin, and what does penicillin treat?",
-        [
-            (
-                "Alexander Fleming discovered penicillin in 1928.",
-                "Alexander Fleming discovered penicillin in 1928 at St Mary's Hospital in London.",
-            ),
-            (
-                "Penicillin is made by Penicillium mould.",
-                "Penicillin is made by a mould of the genus Penicillium.",
-            ),
-            (
-                "Penicillin treats bacterial infections.",
-                "Doctors use penicillin to treat bacterial infections such as strep throat.",
-            ),
-        ],
-    ),
-    (
-        "When did the Panama Canal open, what does the Panama Canal link, and how does the "
-        "Panama Canal lift ships?",
-        [
-            (
-                "The Panama Canal opened in 1914.",
-                "The Panama Canal opened to shipping in August 1914.",
-            ),
-            (
-                "The Panama Canal links the Atlantic and Pacific oceans.",
-                "The Panama Canal links the Atlantic Ocean with the Pacific Ocean across the "
-                "Isthmus of Panama.",
-            ),
-            (
-                "The Panama Canal uses locks to lift ships.",
-                "Locks on the Panama Canal lift ships 26 metres up to Gatun Lake.",
-            ),
-        ],
-    ),
-]
-
-DISTRACTORS = [
-    "The Mississippi River flows into the Gulf of Mexico.",
-    "Mount Everest is the highest mountain above sea level.",
-    "Lake Superior is the largest of the Great Lakes by area.",
-    "Bumblebees are larger and hairier than most other bees.",
-    "The Statue of Liberty was a gift from France in 1886.",
-    "The Suez Canal links the Mediterranean Sea and the Red Sea.",
-    "Aspirin was first made from a compound found in willow bark.",
-    "Isaac Newton described the law of universal gravitation.",
-]
-
-
-def sample_id(i: int) -> str:
-    return f"q{i + 1:02d}"
+# 8 tasks of the comparison benchmark's corpus (benchmarks/retriever_topics.json): each
+# reference states three facts, each fact the text of its own document (<sample_id>-<n>).
+CORPUS = json.loads(
+    (Path(__file__).resolve().parents[4] / "benchmarks" / "retriever_topics.json").read_text()
+)
+TASKS = [CORPUS["tasks"][i] for i in (0, 1, 2, 3, 4, 5, 6, 11)]
+DISTRACTORS = {f"d{i:02d}" for i in (1, 2, 4, 6, 7, 9, 10, 12)}
 
 
 def vector_store() -> InMemoryVectorStore:
-    """Each fact in its own document (ids ``q01-1`` ...), and the distractors."""
-    docs = [
-        Document(text, id=f"{sample_id(i)}-{j + 1}")
-        for i, (_, facts) in enumerate(TOPICS)
-        for j, (_, text) in enumerate(facts)
-    ]
-    docs += [Document(text, id=f"d{i + 1}") for i, text in enumerate(DISTRACTORS)]
+    """The tasks' fact documents and 8 distractors."""
+    wanted = {t["sample_id"] for t in TASKS}
+    docs = [d for d in CORPUS["documents"] if d["id"].split("-")[0] in wanted | DISTRACTORS]
     store = InMemoryVectorStore(HashingEmbeddings())
-    store.add_documents(docs)
+    store.add_documents([Document(d["text"], id=d["id"]) for d in docs])
     return store
 
 
 def answers(retriever: VectorStoreRetriever) -> list[dict[str, Any]]:
-    """The retriever run on every question, as dataset rows."""
-    rows = []
-    for i, (question, facts) in enumerate(TOPICS):
-        docs = retriever.invoke(question)
-        rows.append(
-            {
-                "sample_id": sample_id(i),
-                "user_input": question,
-                "reference": " ".join(ref for ref, _ in facts),
-                "retrieved_contexts": [{"id": d.id, "text": d.page_content} for d in docs],
-            }
-        )
-    return rows
+    """The retriever run on every task's question, as dataset rows."""
+    samples = retrieve_samples(retriever, TASKS)
+    return [s.model_dump(mode="json", exclude_none=True) for s in samples]
 
 
 def facts_retrieved(row: dict[str, Any]) -> int:
@@ -236,7 +62,7 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def first_samples(results: Path, n: int, out: Path) -> Path:
     """The lines of a results file for the first ``n`` questions (by sample id: ``eval`` writes
     samples in the order they finish)."""
-    ids = {sample_id(i) for i in range(n)}
+    ids = {task["sample_id"] for task in TASKS[:n]}
     lines = results.read_text("utf-8").splitlines(keepends=True)
     out.write_text("".join(ln for ln in lines if json.loads(ln)["sample"]["sample_id"] in ids))
     return out
@@ -254,15 +80,15 @@ def test_compare_detects_a_degraded_retriever(
     good = answers(store.as_retriever(search_kwargs={"k": 4}))
     bad = answers(store.as_retriever(search_kwargs={"k": 1}))
     # The premise, judge-free: top-4 brings back every fact, top-1 exactly one.
-    assert [facts_retrieved(r) for r in good] == [3] * len(TOPICS)
-    assert [facts_retrieved(r) for r in bad] == [1] * len(TOPICS)
+    assert [facts_retrieved(r) for r in good] == [3] * len(TASKS)
+    assert [facts_retrieved(r) for r in bad] == [1] * len(TASKS)
     data_a, data_b = write_jsonl(tmp_path / "A.jsonl", good), write_jsonl(tmp_path / "B.jsonl", bad)
     claims = tmp_path / "claims.jsonl"
     ra, rb = tmp_path / "ra.jsonl", tmp_path / "rb.jsonl"
 
     assert main(["claims", str(data_a), "--claim-mode", "sentences", "--out", str(claims)]) == 0
     locked = [json.loads(ln) for ln in claims.read_text("utf-8").splitlines()]
-    assert [len(c["claims"]) for c in locked] == [3] * len(TOPICS)
+    assert [len(c["claims"]) for c in locked] == [3] * len(TASKS)
     assert main(["eval", str(data_a), "--claims", str(claims), "--out", str(ra)]) == 0
     assert main(["eval", str(data_b), "--claims", str(claims), "--out", str(rb)]) == 0
     score_a, score_b = scores(ra), scores(rb)

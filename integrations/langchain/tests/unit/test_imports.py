@@ -6,6 +6,7 @@ import langchain_ragrecall
 EXPECTED = [
     "CapturedRetrieval", "HashingEmbeddings", "RecallCallbackHandler", "RecallEvaluator",
     "RecallRetriever", "References", "RetrieverStats", "as_runnable", "documents_to_chunks",
+    "retrieve_samples",
 ]
 # fmt: on
 

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.runnables import ConfigurableField
 from langchain_core.vectorstores import InMemoryVectorStore
-from langchain_ragrecall import HashingEmbeddings, RecallRetriever
+from langchain_ragrecall import HashingEmbeddings, RecallRetriever, retrieve_samples
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 from pydantic import ValidationError
 
@@ -64,3 +64,17 @@ async def test_the_callers_config_reaches_the_wrapped_retriever_async() -> None:
 def test_unknown_constructor_keywords_are_refused(keyword: str) -> None:
     with pytest.raises(ValidationError, match=keyword):
         RecallRetriever(_store().as_retriever(), **{keyword: 3})
+
+
+def test_a_datasets_questions_through_a_retriever() -> None:
+    tasks = [
+        {"sample_id": "q1", "question": "Where is the Eiffel Tower?", "ground_truth": "In Paris."},
+        {"sample_id": "q2", "question": "Where is the Colosseum?", "ground_truth": "In Rome."},
+    ]
+    retriever = _store().as_retriever(search_kwargs={"k": 2})
+    samples = retrieve_samples(retriever, tasks)
+    assert [s.sample_id for s in samples] == ["q1", "q2"]
+    assert samples[0].retrieved_contexts[0].id == "d0" and samples[0].reference == "In Paris."
+    assert [c.rank for c in samples[1].retrieved_contexts] == [1, 2]
+    with pytest.raises(ValueError, match="no question"):
+        retrieve_samples(retriever, [{"reference": "x"}])
