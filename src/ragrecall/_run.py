@@ -6,7 +6,7 @@ resumed from its results file, stopped at a judge budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ._data import SampleId, sample_ids
@@ -16,7 +16,7 @@ from ._progress import progress
 from ._results_file import Record, ResultsFile
 from ._schemas import RecallResult, Sample, Usage
 
-__all__ = ["Budget", "pending", "score_samples"]
+__all__ = ["Budget", "Identity", "identities", "pending", "score_samples"]
 
 
 @dataclass
@@ -37,16 +37,24 @@ class Budget:
             self.spent = True
 
 
-def pending(samples: Sequence[Sample], done: dict[SampleId, str]) -> list[int]:
+Identity = tuple[SampleId, str]  # a sample's id and its content digest
+
+
+def identities(samples: Sequence[Sample]) -> list[Identity]:
+    """Each sample's id and content digest, computed once per run (both hash the sample)."""
+    return list(zip(sample_ids(samples), (s.content_key() for s in samples), strict=True))
+
+
+def pending(ids: Sequence[Identity], done: Mapping[SampleId, str]) -> list[int]:
     """Indices of the samples not in ``done`` with their present content."""
-    ids = sample_ids(samples)
-    return [i for i, s in enumerate(samples) if done.get(ids[i]) != s.content_key()]
+    return [i for i, (sample_id, content) in enumerate(ids) if done.get(sample_id) != content]
 
 
 async def score_samples(
     samples: Sequence[Sample],
     metrics: Sequence[Metric[RecallResult]],
     *,
+    ids: Sequence[Identity],
     store: ResultsFile | None,
     budget: Budget,
     on_record: Callable[[Record], None],
@@ -57,9 +65,8 @@ async def score_samples(
 ) -> None:
     """Score the samples not yet in ``store`` with their present content; append each as it
     finishes and hand it to ``on_record``. No sample is submitted once the budget is spent
-    (those in flight finish)."""
-    ids = sample_ids(samples)
-    todo = pending(samples, store.done) if store is not None else list(range(len(samples)))
+    (those in flight finish). ``ids`` are the samples' ``identities``."""
+    todo = pending(ids, store.done) if store is not None else list(range(len(samples)))
     stream = astream(
         [samples[i] for i in todo],
         metrics,
@@ -71,11 +78,8 @@ async def score_samples(
     with progress(len(todo), show_progress) as advance:
         async for scored in stream:
             index = todo[scored.index]
-            key, occurrence = ids[index]
-            sample = scored.sample
-            record = Record(
-                key, index, sample, scored.results, occurrence, content=sample.content_key()
-            )
+            (key, occurrence), content = ids[index]
+            record = Record(key, index, scored.sample, scored.results, occurrence, content)
             if store is not None:
                 store.append(record)
             on_record(record)

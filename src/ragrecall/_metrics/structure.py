@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -52,8 +53,14 @@ class Unit:
 
 def split_structure(reference: str) -> list[Unit]:
     """Deterministic pre-split of a reference's structure before any model sees it."""
+    return list(_split(reference))
+
+
+@functools.lru_cache(maxsize=2048)
+def _split(reference: str) -> tuple[Unit, ...]:
+    """Cached: a reference is split by decomposition, the rules and the dry run alike."""
     units = _blocks(SyntaxTreeNode(_MD.parse(_normalise(reference))).children)
-    return [Unit(unit.text.strip(), unit.structured) for unit in units if unit.text.strip()]
+    return tuple(Unit(unit.text.strip(), unit.structured) for unit in units if unit.text.strip())
 
 
 def _normalise(text: str) -> str:

@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .._claim_sets import read_claim_sets, with_claim_sets
-from .._data import SampleId, sample_ids
+from .._data import SampleId
 from .._errors import SampleError
 from .._html import eval_report
 from .._judge.resolve import JudgeLike
@@ -34,7 +34,7 @@ from .._metrics.base import MetricOptions
 from .._metrics.estimate import estimate_cost, known_price, recall_plan
 from .._metrics.registry import build_metrics, metric_names
 from .._results_file import Record, ResultsFile, read_records
-from .._run import Budget, pending, score_samples
+from .._run import Budget, identities, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
 from ._inputs import (
@@ -173,8 +173,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     except (OSError, ValueError, TypeError, ImportError) as err:  # SampleError is a ValueError
         return _usage_error(err_console, str(err), store)
     summary = RunSummary(names, args.show_worst)
-    todo = pending(samples, store.done) if store is not None else []
-    current = dict(zip(sample_ids(samples), (s.content_key() for s in samples), strict=True))
+    idents = identities(samples)
+    current = dict(idents)
+    todo = pending(idents, store.done) if store is not None else []
     if store is not None:
         for record in _current(args.out, current):  # resumed samples count in the summary too
             summary.add(record)
@@ -200,6 +201,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             score_samples(
                 samples,
                 metrics,
+                ids=idents,
                 store=store,
                 budget=budget,
                 on_record=collect,
@@ -266,7 +268,7 @@ def _dry_run(
     done = (
         {r.id: r.content for r in read_records(args.out)} if args.out and args.out.exists() else {}
     )
-    todo = [samples[i] for i in pending(samples, done)]
+    todo = [samples[i] for i in pending(identities(samples), done)]
     est = estimate_cost(todo, names, claims=options.claims, repeats=args.repeats, **asdict(plan))
     table = Table(title="dry run: estimated judge work (no judge called)", title_justify="left")
     table.add_column("")
