@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ._data import SampleId, sample_ids
 from ._evaluate import astream
 from ._metrics.base import Metric
+from ._metrics.estimate import Estimate
 from ._progress import progress
 from ._results_file import Record, ResultsFile
 from ._schemas import RecallResult, Sample, Usage
@@ -21,20 +22,67 @@ __all__ = ["Budget", "Identity", "identities", "pending", "score_samples"]
 
 @dataclass
 class Budget:
-    """Judge calls and tokens a run may spend; ``spent`` once either is reached."""
+    """Judge calls and tokens a run may spend (every attempt counts).
+
+    A sample starts only if its estimated work fits beside what is spent and what the samples
+    in flight have reserved; once one does not, no more start (``spent``). So the budget is
+    overshot by at most what the samples in flight spend beyond their estimates (``over``).
+    """
 
     max_calls: int | None = None
     max_tokens: int | None = None
+    estimate: Callable[[Sample], Estimate] | None = None
     usage: Usage = field(default_factory=Usage)
     spent: bool = False
+    _reserved: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
-    def add(self, usage: Usage) -> None:
+    def admit(self, sample: Sample) -> bool:
+        """Reserve ``sample``'s estimated calls and tokens; False once they do not fit."""
+        if self.spent:
+            return False
+        if self.max_calls is None and self.max_tokens is None:
+            return True
+        est = self.estimate(sample) if self.estimate is not None else Estimate(calls=1)
+        need = (est.calls, est.prompt_tokens + est.completion_tokens)
+        calls, tokens = (a + b for a, b in zip(self._spent(), self._in_flight(), strict=True))
+        if (self.max_calls is not None and calls + need[0] > self.max_calls) or (
+            self.max_tokens is not None and tokens + need[1] > self.max_tokens
+        ):
+            self.spent = True
+            return False
+        self._reserved.setdefault(id(sample), []).append(need)
+        return True
+
+    def settle(self, sample: Sample, usage: Usage) -> None:
+        """``sample`` finished with ``usage``: its reservation gives way to what it spent."""
+        held = self._reserved.get(id(sample))
+        if held:
+            held.pop()
+            if not held:
+                del self._reserved[id(sample)]
         self.usage = self.usage + usage
-        tokens = self.usage.prompt_tokens + self.usage.completion_tokens
-        if (self.max_calls is not None and self.usage.calls >= self.max_calls) or (
+        calls, tokens = self._spent()
+        if (self.max_calls is not None and calls >= self.max_calls) or (
             self.max_tokens is not None and tokens >= self.max_tokens
         ):
             self.spent = True
+
+    def over(self) -> str:
+        """How far the run went past its budget ("" if it did not)."""
+        calls, tokens = self._spent()
+        parts = []
+        if self.max_calls is not None and calls > self.max_calls:
+            parts.append(f"{calls - self.max_calls} calls")
+        if self.max_tokens is not None and tokens > self.max_tokens:
+            parts.append(f"{tokens - self.max_tokens} tokens")
+        return " and ".join(parts)
+
+    def _spent(self) -> tuple[int, int]:
+        return self.usage.calls, self.usage.prompt_tokens + self.usage.completion_tokens
+
+    def _in_flight(self) -> tuple[int, int]:
+        held = [need for needs in self._reserved.values() for need in needs]
+        return sum(c for c, _ in held), sum(t for _, t in held)
 
 
 Identity = tuple[SampleId, str]  # a sample's id and its content digest
@@ -64,7 +112,7 @@ async def score_samples(
     show_progress: bool | None = None,
 ) -> None:
     """Score the samples not yet in ``store`` with their present content; append each as it
-    finishes and hand it to ``on_record``. No sample is submitted once the budget is spent
+    finishes and hand it to ``on_record``. A sample starts only if the budget admits it
     (those in flight finish). ``ids`` are the samples' ``identities``."""
     todo = pending(ids, store.done) if store is not None else list(range(len(samples)))
     stream = astream(
@@ -73,7 +121,7 @@ async def score_samples(
         concurrency=concurrency,
         timeout=timeout,
         repeats=repeats,
-        skip=lambda _: budget.spent,
+        skip=lambda sample: not budget.admit(sample),
     )
     with progress(len(todo), show_progress) as advance:
         async for scored in stream:
@@ -83,5 +131,5 @@ async def score_samples(
             if store is not None:
                 store.append(record)
             on_record(record)
-            budget.add(sum((r.usage for r in scored.results.values()), Usage()))
+            budget.settle(scored.sample, sum((r.usage for r in scored.results.values()), Usage()))
             advance()

@@ -159,7 +159,12 @@ def claim_set_hash(claims: Sequence[str]) -> str:
 class Usage(BaseModel):
     """Judge usage, summed over calls."""
 
-    calls: int = 0
+    calls: int = Field(
+        0, description="Requests sent to the judge: every attempt, retries and re-asks included."
+    )
+    retries: int = Field(
+        0, description="Of those, attempts that repeated a failed one (rate limit, timeout, ...)."
+    )
     prompt_tokens: int = 0
     cached_tokens: int = Field(0, description="Prompt tokens served from the judge's cache.")
     completion_tokens: int = 0
@@ -167,6 +172,7 @@ class Usage(BaseModel):
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             calls=self.calls + other.calls,
+            retries=self.retries + other.retries,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from fakes import ScriptedJudge, keyword_reply
+from faultserver import FaultServer
 from langchain_core.messages import BaseMessage
 
 import ragrecall
@@ -247,6 +248,47 @@ def test_budget_stops_submitting_keeps_what_finished_and_resume_completes(
     assert run(*common) == 0
     keys = [r.key for r in read_records(out)]
     assert len(keys) == 8 == len(set(keys))
+
+
+def test_a_budget_holds_at_the_default_concurrency(tmp_path: Path) -> None:
+    """Each sample's estimated calls are reserved before it starts: with exact estimates
+    (sentences, batched: one call a sample) not one call goes past --max-calls."""
+    data = write_jsonl(tmp_path / "d.jsonl", rows(30))
+    out = tmp_path / "r.jsonl"
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--max-calls", "10") == 3
+    assert calls_in(out) == 10 == len(read_records(out))
+
+
+def test_a_budget_counts_retries_and_says_how_far_it_went_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every sample's first request is rate-limited: each spends two calls where one was
+    estimated, so the run goes over by at most one call per sample in flight, and says so."""
+    data = [{**r, "contexts": [c + " fault=rate_limit" for c in r["contexts"]]} for r in rows(20)]
+    out = tmp_path / "r.jsonl"
+    with FaultServer(retry_after=0.05, lifetime=60) as server:
+        code = run(
+            write_jsonl(tmp_path / "d.jsonl", data),
+            "--judge-url",
+            server.url,
+            "--claim-mode",
+            "sentences",
+            "--strategy",
+            "batched",
+            "--out",
+            out,
+            "--max-calls",
+            "10",
+            "--concurrency",
+            "4",
+        )
+        requests = len(server.log)
+    assert code == 3
+    assert calls_in(out) == requests  # every attempt counted, retries included
+    assert 10 < requests <= 10 + 4
+    text = capsys.readouterr().out.replace("\n", " ")
+    assert f"{requests - 10} calls over: samples in flight spent more than estimated" in text
+    assert f"({requests // 2} retries)" in text
 
 
 def test_repeated_rows_are_separate_samples_and_reported(

@@ -145,6 +145,20 @@ def check_server_log(server: FaultServer) -> None:
     assert Counter(r.fault for r in server.log if r.fault) == server.injected
 
 
+REPLY_FAULTS = {"truncated", "wrong_schema", "empty", "wrong_length"}  # answered by a re-ask
+
+
+def reasks(server: FaultServer) -> int:
+    """Requests that re-asked after a reply fault (the rest of the repeats are retries)."""
+    last: dict[str, Any] = {}
+    count = 0
+    for request in server.log:
+        before = last.get(request.key)
+        count += before is not None and before.fault in REPLY_FAULTS
+        last[request.key] = request
+    return count
+
+
 @pytest.fixture
 def servers() -> Iterator[tuple[FaultServer, FaultServer]]:
     with (
@@ -174,6 +188,9 @@ def test_evaluate_under_faults_loses_no_sample_and_scores_as_a_clean_run(
     assert set(faulty.injected) == kinds
     assert len(report.unscorable()) == sum(o.unscorable for o in outcomes.values())
     assert sum(o.samples for o in outcomes.values()) == N
+    # every request the server received is counted, and every retry (not the re-asks)
+    assert report.usage.calls == len(faulty.log)
+    assert report.usage.retries == sum(1 for r in faulty.log if r.attempt > 0) - reasks(faulty)
     print(f"\n{strategy}: injected {dict(sorted(faulty.injected.items()))}")
     for scenario, o in sorted(outcomes.items(), key=lambda x: str(x[0])):
         print(

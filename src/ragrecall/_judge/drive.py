@@ -39,10 +39,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Call:
-    """One judge call: a runnable producing ``{"raw", "parsed", "parsing_error"}``."""
+    """One judge call: a runnable producing ``{"raw", "parsed", "parsing_error"}``. The driver
+    counts each attempt (retries included) in ``usage``."""
 
     runnable: Runnable[Any, Any]
     input: dict[str, Any]
+    usage: Usage | None = None
 
 
 Steps = Generator[Call, Any, T]
@@ -77,14 +79,15 @@ class Reply:
 
 
 def ask(call: Call, usage: Usage, check: Callable[[Any], None] | None = None) -> Steps[Reply]:
-    """Yield ``call``; on an invalid reply re-ask once with the error. Adds to ``usage``.
+    """Yield ``call``; on an invalid reply re-ask once with the error. Adds to ``usage``
+    (the driver counts the attempts, this the tokens).
 
     ``check`` may raise JudgeError to reject a reply that parsed but makes no sense.
     """
     retry: list[BaseMessage] = []
     for attempt in range(2):
         try:
-            out = yield Call(call.runnable, {**call.input, "retry": retry})
+            out = yield Call(call.runnable, {**call.input, "retry": retry}, usage)
         except ValidationError as err:  # a client that validates the reply itself rejected it
             out = {"raw": None, "parsed": None, "parsing_error": err}
         raw = out.get("raw")
@@ -117,7 +120,6 @@ def _content(raw: Any) -> str:
 
 
 def _add_usage(usage: Usage, raw: Any) -> None:
-    usage.calls += 1
     meta = getattr(raw, "usage_metadata", None)
     if not meta:
         return
@@ -154,6 +156,7 @@ def run_sync(steps: Steps[T], policy: Policy) -> T:
         try:
             for attempt in Retrying(**_retry_args(policy)):
                 with attempt:
+                    _count(call, attempt.retry_state)
                     driver.reply = _invoke_within(call, policy.timeout)
         except Exception as exc:
             driver.error = exc
@@ -167,10 +170,18 @@ async def run_async(steps: Steps[T], policy: Policy) -> T:
         try:
             async for attempt in AsyncRetrying(**_retry_args(policy)):
                 with attempt:
+                    _count(call, attempt.retry_state)
                     driver.reply = await _within(call.runnable.ainvoke(call.input), policy.timeout)
         except Exception as exc:
             driver.error = exc
     return driver.result
+
+
+def _count(call: Call, state: RetryCallState) -> None:
+    """Count an attempt before it is sent: a request that fails or times out was still made."""
+    if call.usage is not None:
+        call.usage.calls += 1
+        call.usage.retries += int(state.attempt_number > 1)
 
 
 def _invoke_within(call: Call, timeout: float | None) -> Any:

@@ -32,7 +32,11 @@ DEFAULT_CONTEXT_WINDOW = 32_000
 
 def resolve_judge(judge: JudgeLike) -> BaseChatModel:
     """``None`` or ``"local"``: the embedded judge; ``"provider:model"``: that provider's chat
-    model at temperature 0 (as ``init_chat_model`` resolves it); a chat model: itself."""
+    model at temperature 0 (as ``init_chat_model`` resolves it); a chat model: itself.
+
+    The OpenAI clients built here do not retry on their own (``max_retries=0``): ragrecall
+    retries, and counts every attempt in ``Usage.calls``. A chat model you pass keeps its own
+    retries, which ragrecall cannot see; give it ``max_retries=0`` to have them counted."""
     if isinstance(judge, BaseChatModel):
         return judge
     if judge is None or judge == "local":
@@ -52,7 +56,7 @@ def _from_string(spec: str) -> BaseChatModel:
         from langchain_openai import ChatOpenAI
 
         try:
-            return ChatOpenAI(model=model, temperature=0)
+            return ChatOpenAI(model=model, temperature=0, max_retries=0)
         except openai.OpenAIError as err:  # e.g. no OPENAI_API_KEY: one line, not a traceback
             raise ValueError(f"judge {spec!r}: {err}") from err
     try:
@@ -77,7 +81,9 @@ def judge_at(url: str, model: str | None = None, key_env: str | None = None) -> 
     key = os.environ.get(key_env) if key_env else "not-needed"
     if not key:
         raise ValueError(f"--judge-key-env: ${key_env} is not set")
-    return ChatOpenAI(base_url=url, api_key=key, model=model or "default", temperature=0)
+    return ChatOpenAI(
+        base_url=url, api_key=key, model=model or "default", temperature=0, max_retries=0
+    )
 
 
 def import_judge(factory: str) -> BaseChatModel:

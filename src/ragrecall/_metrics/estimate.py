@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,11 +17,20 @@ from ..prompts import (
     render_passages,
 )
 from .attribution import estimate_tokens, pack
+from .base import Metric
 from .claims import clean_claims, needs_judge, rule_claims
 from .context_recall import ContextRecall
 from .registry import MetricOptions, metric_class
 
-__all__ = ["PRICES", "Estimate", "RecallPlan", "estimate_cost", "known_price", "recall_plan"]
+__all__ = [
+    "PRICES",
+    "Estimate",
+    "RecallPlan",
+    "estimate_cost",
+    "known_price",
+    "recall_plan",
+    "run_estimator",
+]
 
 # USD per million tokens (input, output), list prices as of mid-2025; override with
 # --price-in / --price-out. Matched by the longest prefix of the model name.
@@ -85,42 +94,75 @@ def estimate_cost(
     """
     est = Estimate(samples=len(samples))
     decomposed: set[tuple[str, str]] = set()
+    plan = RecallPlan(strategy, evidence, verdict, window_tokens)
     for sample in samples:
-        for name in metrics:
-            parts = metric_class(name).cost_parts
-            if parts & {"claims", "response_claims"}:
-                _estimate_recall(
-                    est,
-                    sample,
-                    "response_claims" in parts,
-                    claims,
-                    strategy,
-                    evidence,
-                    verdict,
-                    window_tokens,
-                    decomposed,
-                    repeats,
-                )
-            if "chunks" in parts:
-                chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
-                windows = len(pack(chunks, window_tokens)) if chunks else 0
-                calls = len(chunks) if strategy == "per_claim" else windows
-                text = sum(estimate_tokens(c.text) for c in chunks)
-                extra = estimate_tokens((sample.user_input or "") + (sample.reference or ""))
-                est.calls += calls * repeats
-                est.prompt_tokens += (text + (extra + 200) * max(calls, 1)) * repeats
-                est.completion_tokens += 30 * len(chunks) * repeats
-                est.exact = False
-                est.notes.add(f"{name}: estimated from the number of chunks")
-            if "sub_questions" in parts:
-                chunks_text = sum(estimate_tokens(c.text) for c in sample.retrieved_contexts)
-                subs = max(1, (sample.user_input or "").count(" and ") + 1)
-                est.calls += (1 + subs) * repeats
-                est.prompt_tokens += (300 + subs * (chunks_text + 200)) * repeats
-                est.completion_tokens += (40 + 40 * subs) * repeats
-                est.exact = False
-                est.notes.add("question_recall: sub-questions estimated from the question")
+        _estimate_sample(est, sample, metrics, claims, plan, decomposed, repeats)
     return est
+
+
+def run_estimator(metrics: Sequence[Metric[Any]], repeats: int = 1) -> Callable[[Sample], Estimate]:
+    """Each sample's estimated judge work, as a run meets the samples (a reference is
+    decomposed once per run): what a budget reserves before it starts a sample."""
+    names = [m.name for m in metrics]
+    recall = next((m for m in metrics if isinstance(m, ContextRecall)), None)
+    claims, plan = "atomic", RecallPlan("batched", "quote", "json", DEFAULT_CONTEXT_WINDOW)
+    if recall is not None:
+        claims = recall.claims
+        window = recall.window_tokens or context_window(recall.judge)
+        plan = RecallPlan(recall.strategy, recall.evidence, recall.verdict, window)
+    decomposed: set[tuple[str, str]] = set()
+
+    def estimate(sample: Sample) -> Estimate:
+        est = Estimate(samples=1)
+        _estimate_sample(est, sample, names, claims, plan, decomposed, repeats)
+        return est
+
+    return estimate
+
+
+def _estimate_sample(
+    est: Estimate,
+    sample: Sample,
+    metrics: Sequence[str],
+    claims: str,
+    plan: RecallPlan,
+    decomposed: set[tuple[str, str]],
+    repeats: int,
+) -> None:
+    for name in metrics:
+        parts = metric_class(name).cost_parts
+        if parts & {"claims", "response_claims"}:
+            _estimate_recall(
+                est,
+                sample,
+                "response_claims" in parts,
+                claims,
+                plan.strategy,
+                plan.evidence,
+                plan.verdict,
+                plan.window_tokens,
+                decomposed,
+                repeats,
+            )
+        if "chunks" in parts:
+            chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+            windows = len(pack(chunks, plan.window_tokens)) if chunks else 0
+            calls = len(chunks) if plan.strategy == "per_claim" else windows
+            text = sum(estimate_tokens(c.text) for c in chunks)
+            extra = estimate_tokens((sample.user_input or "") + (sample.reference or ""))
+            est.calls += calls * repeats
+            est.prompt_tokens += (text + (extra + 200) * max(calls, 1)) * repeats
+            est.completion_tokens += 30 * len(chunks) * repeats
+            est.exact = False
+            est.notes.add(f"{name}: estimated from the number of chunks")
+        if "sub_questions" in parts:
+            chunks_text = sum(estimate_tokens(c.text) for c in sample.retrieved_contexts)
+            subs = max(1, (sample.user_input or "").count(" and ") + 1)
+            est.calls += (1 + subs) * repeats
+            est.prompt_tokens += (300 + subs * (chunks_text + 200)) * repeats
+            est.completion_tokens += (40 + 40 * subs) * repeats
+            est.exact = False
+            est.notes.add("question_recall: sub-questions estimated from the question")
 
 
 def _estimate_recall(

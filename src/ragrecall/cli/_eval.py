@@ -31,7 +31,7 @@ from .._errors import SampleError
 from .._html import eval_report
 from .._judge.resolve import JudgeLike
 from .._metrics.base import MetricOptions
-from .._metrics.estimate import estimate_cost, known_price, recall_plan
+from .._metrics.estimate import estimate_cost, known_price, recall_plan, run_estimator
 from .._metrics.registry import build_metrics, metric_names
 from .._results_file import Record, ResultsFile, read_records
 from .._run import Budget, identities, pending, score_samples
@@ -187,7 +187,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             )
     # Records are kept in memory only for an HTML report with no results file to read back.
     kept: list[Record] | None = [] if args.report and store is None else None
-    budget = Budget(args.max_calls, args.max_tokens)
+    budgeted = args.max_calls is not None or args.max_tokens is not None
+    budget = Budget(
+        args.max_calls, args.max_tokens, run_estimator(metrics, args.repeats) if budgeted else None
+    )
 
     def collect(record: Record) -> None:
         summary.add(record)
@@ -313,7 +316,7 @@ def _finish(
         summary.print_spread(console)
     u = budget.usage
     console.print(
-        f"this run: judge calls {u.calls}, prompt tokens {u.prompt_tokens} "
+        f"this run: judge calls {u.calls} ({u.retries} retries), prompt tokens {u.prompt_tokens} "
         f"({u.cached_tokens} cached), completion tokens {u.completion_tokens}, "
         f"{elapsed:.1f} s"
     )
@@ -335,10 +338,12 @@ def _finish(
                 f"--max-unscorable {args.max_unscorable:.1%}"
             )
     if budget.spent:
+        over = budget.over()
         console.print(
             f"[yellow]stopped at the budget[/] (--max-calls {args.max_calls}, "
             f"--max-tokens {args.max_tokens}): {summary.count} of {total_samples} "
-            "samples done; in-flight samples were finished and kept"
+            "samples done; a sample starts only if its estimated calls fit"
+            + (f"; {over} over: samples in flight spent more than estimated" if over else "")
             + (f"; run again to resume from {args.out}" if args.out else "")
         )
         return BUDGET_STOPPED
