@@ -201,6 +201,9 @@ async def astream(
             if not pending:
                 return
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            errors = [e for e in (t.exception() for t in done) if e is not None]
+            if errors:  # a judge that cannot start (scoring failures are results, not errors)
+                raise errors[0]
             for task in sorted(done, key=lambda t: t.result().index):
                 yield task.result()
     finally:

@@ -495,3 +495,26 @@ def test_version_and_help_read_as_plain_text(capsys: pytest.CaptureFixture[str])
         with pytest.raises(SystemExit):
             main(argv)
         assert "``" not in capsys.readouterr().out
+
+
+def test_control_characters_in_the_data_never_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Escape sequences (clear screen, window title, OSC-8 link), carriage returns and bidi
+    overrides in questions, claims and file names are stripped from everything printed."""
+    hostile = "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://x.test\x1b\\link\x1b]8;;\x1b\\\r\u202e"
+    data = [
+        {
+            "question": f"What do cats do{hostile}?",
+            "reference": f"Cats purr{hostile}. Dogs bark.",
+            "contexts": ["Cats purr."],
+        }
+    ]
+    path = write_jsonl(tmp_path / f"d{hostile[:4]}.jsonl", data)
+    assert run(path, *KEYWORD, "--claim-mode", "sentences", "--report", tmp_path / "r.html") == 0
+    bad = write_jsonl(tmp_path / f"bad{hostile[:4]}.jsonl", [{"question": "q", "contexts": 5}])
+    assert run(bad, *KEYWORD) == 2
+    captured = capsys.readouterr()
+    for text in (captured.out, captured.err):
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", text), repr(text)
+    assert "What do cats do[2J]0;owned]8;;http://x.test\\link]8;;\\?" in captured.out

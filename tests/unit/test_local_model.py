@@ -325,7 +325,7 @@ def test_cli_info_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_cli_info_says_how_to_get_the_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run_cli("judge", "info", "--model", str(tmp_path / "absent.gguf")) == 1
+    assert run_cli("judge", "info", "--model", str(tmp_path / "absent.gguf")) == 4
     assert "does not exist" in capsys.readouterr().err
 
 

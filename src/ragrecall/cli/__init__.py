@@ -17,7 +17,9 @@ from .._metrics.context_recall import ContextRecall
 from ._claims import add_claims_command
 from ._compare import add_compare_command
 from ._eval import add_eval_command
+from ._exit import GATE_FAILED, OK, guarded
 from ._judge import add_judge_commands
+from ._text import PlainConsole
 
 __all__ = ["main", "print_report"]
 
@@ -41,12 +43,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.set_defaults(func=_demo)
     add_judge_commands(commands)
     args = parser.parse_args(argv)
-    result: int = args.func(args)
-    return result
+    return guarded(lambda: int(args.func(args)))
 
 
 def _demo(args: argparse.Namespace) -> int:
-    console = Console()
+    console = PlainConsole()
     data = resources.files("ragrecall").joinpath("data/example.jsonl")
     with resources.as_file(data) as path:
         console.print(
@@ -55,12 +56,12 @@ def _demo(args: argparse.Namespace) -> int:
         )
         report = evaluate(path, [ContextRecall(judge=args.judge)], show_progress=True)
     print_report(report, console)
-    return 0 if not report.unscorable() else 1
+    return OK if not report.unscorable() else GATE_FAILED
 
 
 def print_report(report: EvaluationReport, console: Console | None = None) -> None:
     """Per-claim verdicts with their chunk and evidence, then the summary."""
-    console = console or Console()
+    console = console or PlainConsole()
     for name, results in report.results.items():
         for sample, result in zip(report.samples, results, strict=True):
             score = "unscorable" if result.score is None else f"{result.score:.2f}"

@@ -16,7 +16,16 @@ from .._errors import JudgeError, SampleError
 from .._metrics.base import MetricOptions
 from .._metrics.context_recall import ContextRecall
 from .._schemas import ClaimSet, Sample, Usage
-from ._inputs import add_input_command, claim_cache, claim_mode, judge_spec, read_input
+from ._exit import OK, USAGE_ERROR
+from ._inputs import (
+    add_input_command,
+    check_writable,
+    claim_cache,
+    claim_mode,
+    judge_spec,
+    read_input,
+)
+from ._text import PlainConsole
 
 __all__ = ["add_claims_command"]
 
@@ -30,9 +39,10 @@ def add_claims_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
-    console = console or Console()
-    err = Console(stderr=True)
+    console = console or PlainConsole()
+    err = PlainConsole(stderr=True)
     try:
+        check_writable(args.out, "--out")
         samples = read_input(args, err)
         options = MetricOptions(claims=claim_mode(args), claim_cache=claim_cache(args))
         recall = ContextRecall.from_options(judge_spec(args), options)
@@ -41,7 +51,7 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
         written = write_claim_sets(args.out, zip(tasks, claim_sets, strict=True))
     except (SampleError, JudgeError, OSError, ValueError) as error:
         err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
-        return 2
+        return USAGE_ERROR
     usage = sum((c.usage for c in claim_sets), Usage())
     sources = {s: sum(c.source == s for c in claim_sets) for s in ("judge", "store", "rules")}
     console.print(
@@ -49,7 +59,7 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
         f"decomposed now {sources['judge']}, from the claim store {sources['store']}, by rule "
         f"{sources['rules']}; judge calls {usage.calls}"
     )
-    return 0
+    return OK
 
 
 async def _decompose(

@@ -15,6 +15,8 @@ from .._compare import Comparison, compare_records
 from .._errors import SampleError
 from .._html import compare_report
 from .._results_file import read_records
+from ._exit import GATE_FAILED, OK, USAGE_ERROR
+from ._text import PlainConsole
 
 __all__ = ["add_compare_command", "print_comparison", "run_compare"]
 
@@ -66,7 +68,7 @@ def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def run_compare(args: argparse.Namespace, console: Console | None = None) -> int:
-    console = console or Console()
+    console = console or PlainConsole()
     try:
         if not 0 < args.alpha < 1:
             raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
@@ -84,12 +86,12 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
         )
     except (OSError, SampleError) as err:
         console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
-        return 2
+        return USAGE_ERROR
     print_comparison(comparison, console, show_claims=args.show_claims)
     if args.report:
         args.report.write_text(compare_report(comparison, str(args.a), str(args.b)), "utf-8")
         console.print(f"report: {args.report}")
-    return 1 if args.fail_if_worse and comparison.verdict == "worse" else 0
+    return GATE_FAILED if args.fail_if_worse and comparison.verdict == "worse" else OK
 
 
 def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> None:

@@ -2,8 +2,9 @@
 
 Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--fail-under``, or
 too many unscorable samples); 2 bad usage or data; 3 stopped at ``--max-calls`` /
-``--max-tokens`` (what finished is saved; run again with a larger budget to go on);
-130 interrupted (Ctrl-C; what finished is saved).
+``--max-tokens`` (what finished is saved; run again with a larger budget to go on); 4 the
+judge could not start; 5 an internal error; 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM): what finished is saved.
 
 A sample is identified by its ``sample_id`` (or ``--id-column``), else by its question and
 reference: the same task whichever retriever answered it. With ``--out``, each finished sample
@@ -27,7 +28,7 @@ from rich.table import Table
 
 from .._claim_sets import read_claim_sets, with_claim_sets
 from .._data import SampleId
-from .._errors import SampleError
+from .._errors import JudgeModelError, SampleError
 from .._html import eval_report
 from .._judge.resolve import JudgeLike
 from .._metrics.base import MetricOptions
@@ -37,19 +38,26 @@ from .._results_file import Record, ResultsFile, read_records
 from .._run import Budget, identities, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
+from ._exit import (
+    BUDGET_STOPPED,
+    GATE_FAILED,
+    JUDGE_UNAVAILABLE,
+    OK,
+    USAGE_ERROR,
+    interrupted,
+)
 from ._inputs import (
     CLAIM_MODES,
     add_input_command,
+    check_writable,
     claim_cache,
     claim_mode,
     judge_spec,
     read_input,
 )
+from ._text import PlainConsole
 
 __all__ = ["add_eval_command", "run_eval"]
-
-# Exit codes.
-OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -143,8 +151,8 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``eval`` command; returns the exit code."""
-    console = console or Console()
-    err_console = Console(stderr=True)
+    console = console or PlainConsole()
+    err_console = PlainConsole(stderr=True)
     if args.threshold is not None:
         err_console.print("warning: --threshold is deprecated; use --fail-under")
         args.fail_under = args.fail_under if args.fail_under is not None else args.threshold
@@ -198,7 +206,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             kept.append(record)
 
     start = time.perf_counter()
-    interrupted = False
+    stopped: tuple[int, str] | None = None
     try:
         asyncio.run(
             score_samples(
@@ -215,14 +223,20 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             )
         )
     except KeyboardInterrupt:
-        interrupted = True
+        code, word = interrupted()
+        stopped = code, f"[yellow]{word}[/]"
+    except JudgeModelError as err:
+        stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] the judge could not start: {escape(str(err))}"
     finally:
         if store is not None:
             store.close()
-    if interrupted:
-        saved = f"; finished samples are in {args.out}, run again to resume" if args.out else ""
-        err_console.print(f"[yellow]interrupted[/]{saved}")
-        return INTERRUPTED
+    if stopped is not None:
+        code, message = stopped
+        saved = (
+            f"{summary.count} samples are in {args.out}, run again to resume" if args.out else ""
+        )
+        err_console.print(f"{message}; {saved or 'nothing was saved (no --out)'}")
+        return code
     elapsed = time.perf_counter() - start
     records = kept if kept is not None else _current(args.out, current) if args.report else []
     return _finish(summary, records, budget, elapsed, len(samples), args, console)
@@ -254,6 +268,9 @@ def _check_args(args: argparse.Namespace) -> None:
     for failed, message in checks:
         if failed:
             raise SampleError(message)
+    for path, flag in ((args.out, "--out"), (args.report, "--report")):
+        if path is not None:
+            check_writable(path, flag)
 
 
 # --- Output -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from .._schemas import Sample
 __all__ = [
     "CLAIM_MODES",
     "add_input_command",
+    "check_writable",
     "claim_cache",
     "claim_mode",
     "judge_spec",
@@ -201,3 +202,15 @@ def claim_cache(args: argparse.Namespace) -> ClaimCache | None:
 
 def claim_mode(args: argparse.Namespace) -> Literal["atomic", "sentences"]:
     return "sentences" if args.claim_mode == "sentences" else "atomic"
+
+
+def check_writable(path: Path, flag: str) -> None:
+    """Fail before any judge call if ``path`` cannot be written (not after the run)."""
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as err:
+        raise SampleError(f"{flag} {path}: cannot be written ({err.strerror or err})") from err
+    if not existed:
+        path.unlink()

@@ -19,6 +19,7 @@ from .._errors import JudgeModelError
 from .._local._child import start_llama
 from .._local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
 from .._local._server import START_TIMEOUT, default_threads, wait_healthy
+from ._exit import JUDGE_UNAVAILABLE, OK, USAGE_ERROR
 
 __all__ = ["add_judge_commands"]
 
@@ -60,17 +61,17 @@ def add_judge_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
 def _serve(args: argparse.Namespace) -> int:
     if not _is_loopback(args.host) and not args.allow_remote:
         print(f"error: refusing to serve on {args.host}; add --allow-remote", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
     try:
         model = resolve_model(args.model)
     except JudgeModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return JUDGE_UNAVAILABLE
     try:
         key = _api_key(args)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
     try:
         _handle = start_llama(
             str(model.path),
@@ -83,12 +84,12 @@ def _serve(args: argparse.Namespace) -> int:
         )
     except RuntimeError as exc:  # llama.cpp could not load the model or bind the port
         print(f"error: {exc} (is port {args.port} free?)", file=sys.stderr)
-        return 1
+        return JUDGE_UNAVAILABLE
     probe = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     try:
         if not wait_healthy(probe, args.port, START_TIMEOUT, lambda: True):
             print(f"error: the judge did not get ready on port {args.port}", file=sys.stderr)
-            return 1
+            return JUDGE_UNAVAILABLE
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"Judge ready: {model_id(model.path)}")
         print(f"  base URL  http://{host}:{args.port}/v1")
@@ -98,7 +99,7 @@ def _serve(args: argparse.Namespace) -> int:
         threading.Event().wait()
     except KeyboardInterrupt:
         print("Stopped.")
-    return 0
+    return OK
 
 
 def _api_key(args: argparse.Namespace) -> str:
@@ -129,7 +130,7 @@ def _info(args: argparse.Namespace) -> int:
         model = resolve_model(args.model)
     except JudgeModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return JUDGE_UNAVAILABLE
     data: dict[str, Any] = {
         "model": model_id(model.path),
         "path": str(model.path),
@@ -142,7 +143,7 @@ def _info(args: argparse.Namespace) -> int:
     }
     if args.json:
         print(json.dumps(data, indent=2))
-        return 0
+        return OK
     data["verified"] = (
         "yes: size and SHA-256 match the pinned model"
         if model.pinned
@@ -150,7 +151,7 @@ def _info(args: argparse.Namespace) -> int:
     )
     for name, value in data.items():
         print(f"{name:<9} {'-' if value is None else value}")
-    return 0
+    return OK
 
 
 def _is_loopback(host: str) -> bool:
