@@ -4,13 +4,22 @@
 score it with every metric and write one record per metric to every sink. When the queue is
 full, ``on_full="block"`` waits for room and ``"drop"`` drops the sample and counts it in
 ``stats.dropped`` (and logs a warning): nothing is lost silently.
+
+A logger left open when the program ends is flushed then (for up to ``exit_timeout`` seconds,
+before the embedded judge stops) and its sinks are closed; what could not be written in that
+time is counted in a warning.
 """
 
 from __future__ import annotations
 
+import atexit
+import concurrent.futures.thread  # noqa: F401  (its exit hook must be registered before ours)
 import logging
+import os
 import queue
 import threading
+import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -53,6 +62,8 @@ class RecallLogger:
         on_full: ``"block"`` (wait for room) or ``"drop"`` (count and warn).
         workers: scoring threads (a local judge serves one sample per slot).
         inline: score in the caller's thread instead (``submit`` returns when written).
+        exit_timeout: seconds to wait at program exit for queued samples, if the logger was
+            not closed (``None``: wait for all).
     """
 
     def __init__(
@@ -64,6 +75,7 @@ class RecallLogger:
         on_full: Literal["block", "drop"] = "block",
         workers: int = 1,
         inline: bool = False,
+        exit_timeout: float | None = 30.0,
     ):
         if not metrics:
             raise ValueError("RecallLogger needs at least one metric")
@@ -73,6 +85,7 @@ class RecallLogger:
         self.sinks = list(sinks)
         self.on_full = on_full
         self.inline = inline
+        self.exit_timeout = exit_timeout
         self.stats = LoggerStats()
         self._lock = threading.Lock()
         self._queue: queue.Queue[_Job | None] = queue.Queue(maxsize=max_queue)
@@ -87,6 +100,7 @@ class RecallLogger:
         for thread in self._threads:
             thread.start()
         self._closed = False
+        _at_exit(self)
 
     def submit(
         self,
@@ -116,7 +130,7 @@ class RecallLogger:
         self._queue.join()
 
     def close(self) -> None:
-        """Flush, stop the workers and close the sinks."""
+        """Flush, stop the workers and close the sinks (every one, even if one fails)."""
         if self._closed:
             return
         self.flush()
@@ -125,8 +139,38 @@ class RecallLogger:
             self._queue.put(None)
         for thread in self._threads:
             thread.join()
+        self._close_sinks()
+
+    def _close_at_exit(self) -> None:
+        """The program is ending with this logger open: flush for up to ``exit_timeout``."""
+        if self._closed:
+            return
+        deadline = None if self.exit_timeout is None else time.monotonic() + self.exit_timeout
+        with self._queue.all_tasks_done:
+            while self._queue.unfinished_tasks:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                self._queue.all_tasks_done.wait(left)
+            unwritten = self._queue.unfinished_tasks
+        self._closed = True
+        if unwritten:
+            log.warning(
+                "ragrecall: the program ended with %d samples of a RecallLogger not yet "
+                "written (exit_timeout=%s s); call close() to wait for them",
+                unwritten,
+                self.exit_timeout,
+            )
+        self._close_sinks()
+
+    def _close_sinks(self) -> None:
         for sink in self.sinks:
-            sink.close()
+            try:
+                sink.close()
+            except Exception:
+                with self._lock:
+                    self.stats.sink_errors += 1
+                log.exception("ragrecall: sink %s failed to close", type(sink).__name__)
 
     def __enter__(self) -> RecallLogger:
         return self
@@ -174,3 +218,35 @@ class RecallLogger:
                 log.exception(
                     "ragrecall: sink %s failed for run %s", type(sink).__name__, job.run_id
                 )
+
+
+# Loggers still open are flushed at program exit by a hook of threading's own exit hooks: those
+# run when the main thread ends, before concurrent.futures refuses new work (registered after
+# it, so run before it; LangChain runs calls through its executors) and before atexit handlers
+# (the embedded judge's stop is one), while the workers' daemon threads are alive.
+_open: weakref.WeakSet[RecallLogger] = weakref.WeakSet()
+_hooked = False
+_hook_lock = threading.Lock()
+
+
+def _at_exit(logger: RecallLogger) -> None:
+    global _hooked
+    with _hook_lock:
+        _open.add(logger)
+        if not _hooked:
+            register = getattr(threading, "_register_atexit", None) or atexit.register
+            register(_flush_at_exit)
+            _hooked = True
+
+
+def _flush_at_exit() -> None:
+    for logger in list(_open):
+        logger._close_at_exit()
+
+
+def _forget_loggers() -> None:  # a forked child has none of its parent's worker threads
+    global _open
+    _open = weakref.WeakSet()
+
+
+os.register_at_fork(after_in_child=_forget_loggers)
