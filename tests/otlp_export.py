@@ -46,16 +46,27 @@ def otlp_lines(spans: Sequence[ReadableSpan]) -> str:
     lines = []
     for span in spans:
         request = otlp_request([span])
-        for resource in request["resourceSpans"]:
-            for scope in resource["scopeSpans"]:
-                for raw in scope["spans"]:
-                    for key in ("traceId", "spanId", "parentSpanId"):
-                        if key in raw:
-                            raw[key] = base64.b64decode(raw[key]).hex()
+        for raw in _spans(request):
+            for key in ("traceId", "spanId", "parentSpanId"):
+                if key in raw:
+                    raw[key] = base64.b64decode(raw[key]).hex()
         lines.append(json.dumps(request))
     return "\n".join(lines) + "\n"
 
 
 def parse_otlp(text: str) -> ExportTraceServiceRequest:
-    """A protobuf-JSON OTLP file parsed by protobuf itself (raises on anything invalid)."""
-    return Parse(text, ExportTraceServiceRequest())
+    """One OTLP JSON request parsed by protobuf itself (raises on anything invalid); ids in
+    hex, as OTLP/JSON writes them, are read as protobuf's JSON mapping wants them (base64)."""
+    request = json.loads(text)
+    for raw in _spans(request):
+        for key in ("traceId", "spanId", "parentSpanId"):
+            value = raw.get(key)
+            if value and all(c in "0123456789abcdef" for c in value):
+                raw[key] = base64.b64encode(bytes.fromhex(value)).decode()
+    return Parse(json.dumps(request), ExportTraceServiceRequest())
+
+
+def _spans(request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            yield from scope["spans"]

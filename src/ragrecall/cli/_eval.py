@@ -43,8 +43,8 @@ from ._inputs import (
     claim_cache,
     claim_mode,
     judge_spec,
-    read_input,
 )
+from ._traces import add_traces_arguments, finish_traces, read_samples
 
 __all__ = ["add_eval_command", "run_eval"]
 
@@ -138,6 +138,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         default=None,
         help="show a progress bar (default: when stderr is a terminal)",
     )
+    add_traces_arguments(p)
     p.set_defaults(func=run_eval)
 
 
@@ -155,7 +156,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     try:
         _check_args(args)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
-        samples = read_input(args, err_console)
+        samples, traced = read_samples(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
         judge = judge_spec(args)
@@ -185,8 +186,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             err_console.print(
                 f"resuming: {summary.count} samples already in {args.out}, {len(todo)} to go"
             )
-    # Records are kept in memory only for an HTML report with no results file to read back.
-    kept: list[Record] | None = [] if args.report and store is None else None
+    # Records are kept in memory only for an HTML report or --traces-out with no results file
+    # to read back.
+    kept: list[Record] | None = [] if (args.report or args.traces_out) and store is None else None
     budget = Budget(args.max_calls, args.max_tokens)
 
     def collect(record: Record) -> None:
@@ -221,7 +223,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"[yellow]interrupted[/]{saved}")
         return INTERRUPTED
     elapsed = time.perf_counter() - start
-    records = kept if kept is not None else _current(args.out, current) if args.report else []
+    wanted = args.report or args.traces_out
+    records = kept if kept is not None else _current(args.out, current) if wanted else []
+    if traced is not None:
+        finish_traces(traced, records, idents, args, console)
     return _finish(summary, records, budget, elapsed, len(samples), args, console)
 
 
