@@ -45,26 +45,36 @@ REFERENCES = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def spans_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An app's trace per question: a span with the sample id above a GenAI retrieval span."""
-    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
-    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
+def genai_spans(
+    path: Path, retrieved: dict[str, tuple[str, list[tuple[str | None, float]]]]
+) -> Path:
+    """An app's trace per question: a span with the sample id above a GenAI retrieval span
+    (the environment must ask for content on spans)."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     handler = TelemetryHandler(tracer_provider=provider)
     tracer = provider.get_tracer("app")
-    for question, (sample_id, found) in RETRIEVED.items():
+    for question, (sample_id, found) in retrieved.items():
         with (
             tracer.start_as_current_span("answer", attributes={"app.sample_id": sample_id}),
             handler.retrieval(data_source_id="kb") as retrieval,
         ):
             retrieval.query_text = question
             retrieval.documents = [RetrievalDocument(id=i, score=s) for i, s in found]
-    path = tmp_path / "spans.json"
     path.write_text(otlp_json(exporter.get_finished_spans()))
     return path
+
+
+@pytest.fixture(autouse=True)
+def content_on_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
+
+
+@pytest.fixture
+def spans_file(tmp_path: Path) -> Path:
+    return genai_spans(tmp_path / "spans.json", RETRIEVED)
 
 
 @pytest.fixture
@@ -75,9 +85,7 @@ def references(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("join_on", ["question", "app.sample_id"])
-def test_ids_and_scores_without_content(
-    spans_file: Path, references: Path, join_on: str
-) -> None:
+def test_ids_and_scores_without_content(spans_file: Path, references: Path, join_on: str) -> None:
     traced = load_traces(spans_file, references, join_on=join_on)
     assert [s.sample_id for s in traced.samples] == ["s1", "s2"]
     first = traced.samples[0].retrieved_contexts
@@ -107,6 +115,40 @@ def test_contents_fill_in_the_text_by_id(spans_file: Path, tmp_path: Path) -> No
         ]
     recall = ContextRecall(ScriptedJudge(), claims="sentences", cache=ClaimCache())
     assert evaluate(traced.samples, [recall]).scores == {"context_recall": 0.5}
+
+
+def test_a_list_of_requests_reads_as_one_file(spans_file: Path, tmp_path: Path) -> None:
+    listed = tmp_path / "listed.json"
+    listed.write_text(json.dumps([json.loads(spans_file.read_text())]))
+    samples = load_traces(listed, REFERENCES).samples
+    assert samples == load_traces(spans_file, REFERENCES).samples
+
+
+def test_unscorable_results_and_documents_without_ids(tmp_path: Path) -> None:
+    path = genai_spans(tmp_path / "spans.json", {"What colour are bananas?": ("s2", [
+        ("banana", 0.9), (None, 0.5)])})  # fmt: skip
+    no_ids = [dict(REFERENCES[1], reference_ids=None), REFERENCES[2]]
+    traced = load_traces(path, no_ids)
+    assert [c.id for c in traced.samples[0].retrieved_contexts] == ["banana", "2"]
+    assert traced.notes[0].startswith("1 retrieved documents have no id")
+    report = evaluate(traced.samples, [RetrievalRecall()])
+    assert report.unscorable() == [0]
+    out = tmp_path / "scored.json"
+    traced.write_scores(out, report)
+    (span,) = [
+        span
+        for resource in parse_otlp(out.read_text()).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+        if span.name == "retrieval kb"
+    ]
+    written = {a.key: a.value.string_value for a in span.attributes if "evaluation" in a.key}
+    assert written == {
+        "evaluations.0.evaluation.name": "retrieval_recall",
+        "evaluations.0.evaluation.label": "unscorable",
+        "evaluations.0.evaluation.explanation": report.results["retrieval_recall"][0].reason,
+        "evaluations.0.evaluation.annotator_kind": "CODE",
+    }
 
 
 def test_bad_inputs_are_named(spans_file: Path, tmp_path: Path) -> None:
@@ -160,5 +202,3 @@ def test_cli_refuses_traces_that_match_no_reference(
     err = capsys.readouterr().err
     assert "no retriever span matched any of the 1 references" in err
     assert "2 retrievals matched no reference" in err
-
-

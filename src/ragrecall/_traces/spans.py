@@ -75,11 +75,11 @@ def retrievals(spans: Sequence[Span]) -> Iterator[Retrieval]:
     that recorded documents is not counted twice; one that recorded none (an empty result,
     or a wrapper whose inner retriever holds them) gives way to the retrievers inside it,
     or, when none inside has documents, is an empty retrieval."""
-    ids = {span.id for span in spans}
-    children: dict[str | None, list[Span]] = {}
+    ids = {(span.trace, span.id) for span in spans}
+    children: dict[tuple[str, str] | None, list[Span]] = {}
     for span in spans:
-        parent = span.parent if span.parent in ids else None  # an orphan is a root
-        children.setdefault(parent, []).append(span)
+        parent = (span.trace, span.parent or "")
+        children.setdefault(parent if parent in ids else None, []).append(span)  # orphan: a root
     for group in children.values():
         group.sort(key=lambda s: (s.start, s.id))
 
@@ -88,7 +88,7 @@ def retrievals(spans: Sequence[Span]) -> Iterator[Retrieval]:
         if span.documents:
             yield Retrieval(span, span.documents, above)
             return
-        inner = [r for child in children.get(span.id, []) for r in walk(child, below)]
+        inner = [r for child in children.get((span.trace, span.id), []) for r in walk(child, below)]
         if span.documents is not None and not inner:
             yield Retrieval(span, [], above)
         yield from inner

@@ -4,12 +4,13 @@ the OTel SDK (OTLP JSON), and LangChain's run tracer as LangSmith runs."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakes import ScriptedJudge
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
 from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 from langsmith._internal._serde import dumps_json  # how the LangSmith client serialises runs
@@ -26,6 +27,7 @@ RELEVANT = {
     "What happened in the Colosseum?": ["gladiators"],
     "Do cats purr?": ["cats"],
 }
+EXAMPLE = uuid.UUID(int=7)
 UNASKED = {"user_input": "Where is Big Ben?", "reference": "Big Ben is in London."}
 
 
@@ -100,6 +102,26 @@ def test_an_empty_retrieval_is_scored_not_left_out(
     assert len(traced.not_assessed) == 3  # the others: no span, not 0
 
 
+def test_rewritten_queries_join_by_the_chains_input_and_merge(
+    store: InMemoryVectorStore, questions: dict[str, str], tmp_path: Path
+) -> None:
+    """Two retrievers on a rewritten query: one sample per trace, each document once."""
+    rewrite = RunnableLambda(lambda q: f"search: {q}")
+    narrow, wide = (store.as_retriever(search_kwargs={"k": k}) for k in (1, 3))
+    chain = {
+        "context": rewrite | narrow,
+        "more": rewrite | wide,
+        "question": RunnablePassthrough(),
+    } | RunnableLambda(lambda inputs: " ".join(d.page_content for d in inputs["context"]))
+    path = tmp_path / "spans.json"
+    path.write_text(otlp_json(traced_otlp(chain, {"Do cats purr?": ""})))
+    (sample,) = load_traces(path, references(questions)).samples
+    seen = [d.id for d in narrow.invoke("search: Do cats purr?")]
+    seen += [d.id for d in wide.invoke("search: Do cats purr?") if d.id not in seen]
+    assert [c.id for c in sample.retrieved_contexts] == seen
+    assert [c.rank for c in sample.retrieved_contexts] == [1, 2, 3]
+
+
 def test_scores_written_back_as_evaluations(
     base_retriever: VectorStoreRetriever, make_chain: Any, questions: dict[str, str], tmp_path: Path
 ) -> None:
@@ -148,35 +170,61 @@ def _plain(value: Any) -> Any:
     return getattr(value, kind)
 
 
-def langsmith_export(chain: Runnable[str, str], questions: dict[str, str]) -> str:
-    """The runs of a traced chain as the LangSmith API returns them, exported as JSON."""
+def langsmith_runs(chain: Runnable[str, str], questions: dict[str, str]) -> list[RunTree]:
+    """The root runs of a traced chain, one per question; the first is marked as run on a
+    dataset example (as ``langsmith.evaluate`` marks its runs)."""
     collector = RunCollectorCallbackHandler()
     for i, question in enumerate(questions):
         chain.invoke(
             question, config={"callbacks": [collector], "metadata": {"sample_id": f"q{i}"}}
         )
-    runs = []
-    for root in collector.traced_runs:
-        for tree in _flat(root):  # type: ignore[arg-type]
-            posted = json.loads(dumps_json(tree._get_dicts_safe()))  # what the client uploads
-            runs.append(json.loads(Run.model_validate(posted).model_dump_json()))
-    return json.dumps(runs)
+    roots: list[RunTree] = collector.traced_runs  # type: ignore[assignment]
+    roots[0].reference_example_id = EXAMPLE
+    return roots
+
+
+def as_listed(tree: RunTree) -> dict[str, Any]:
+    """A run as the LangSmith API returns it (``langsmith.schemas.Run``), as JSON."""
+    posted = json.loads(dumps_json(tree._get_dicts_safe()))  # what the client uploads
+    return json.loads(Run.model_validate(posted).model_dump_json())  # type: ignore[no-any-return]
+
+
+def export(roots: list[RunTree], layout: str) -> str:
+    if layout == "nested":
+        return json.dumps([_nested(root) for root in roots])
+    runs = [as_listed(run) for root in roots for run in _flat(root)]
+    if layout == "lines":
+        return "".join(json.dumps(run) + "\n" for run in runs)
+    return json.dumps({"runs": runs} if layout == "runs" else runs)
 
 
 def _flat(tree: RunTree) -> list[RunTree]:
     return [tree, *(run for child in tree.child_runs for run in _flat(child))]
 
 
-@pytest.mark.parametrize("join_on", ["question", "metadata.sample_id"])
+def _nested(tree: RunTree) -> dict[str, Any]:
+    return as_listed(tree) | {"child_runs": [_nested(child) for child in tree.child_runs]}
+
+
+@pytest.mark.parametrize(
+    ("layout", "join_on"),
+    [
+        ("list", "question"),
+        ("lines", "metadata.sample_id"),
+        ("runs", "question"),
+        ("nested", "metadata.sample_id"),
+    ],
+)
 def test_langsmith_runs(
     base_retriever: VectorStoreRetriever,
     make_chain: Any,
     questions: dict[str, str],
     tmp_path: Path,
+    layout: str,
     join_on: str,
 ) -> None:
     path = tmp_path / "runs.json"
-    path.write_text(langsmith_export(make_chain(base_retriever), questions))
+    path.write_text(export(langsmith_runs(make_chain(base_retriever), questions), layout))
     traced = load_traces(path, references(questions), join_on=join_on)
     assert [s.sample_id for s in traced.samples] == ["q0", "q1", "q2"]
     for sample in traced.samples:
@@ -184,6 +232,18 @@ def test_langsmith_runs(
         assert [(c.id, c.text) for c in sample.retrieved_contexts] == [
             (d.id, d.page_content) for d in documents
         ]
+        assert sample.response == " ".join(d.page_content for d in documents)
     assert [n.sample_id for n in traced.not_assessed] == ["unasked"]
     with pytest.raises(ValueError, match="LangSmith"):
         traced.write_scores(tmp_path / "out.json", [None] * 3)
+
+
+def test_langsmith_runs_by_dataset_example(
+    base_retriever: VectorStoreRetriever, make_chain: Any, questions: dict[str, str], tmp_path: Path
+) -> None:
+    path = tmp_path / "runs.json"
+    path.write_text(export(langsmith_runs(make_chain(base_retriever), questions), "list"))
+    refs = [dict(row, sample_id=str(EXAMPLE)) for row in references(questions)[:1]]
+    traced = load_traces(path, refs, join_on="reference_example_id")
+    assert [s.user_input for s in traced.samples] == list(questions)[:1]
+    assert len(traced.unmatched) == 2

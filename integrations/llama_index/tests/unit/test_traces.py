@@ -82,4 +82,3 @@ def test_by_metadata_attribute_and_written_back(
         if a.key == "evaluations.0.evaluation.name"
     ]
     assert names == ["retrieval_recall"] * 3
-
