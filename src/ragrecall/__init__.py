@@ -53,6 +53,7 @@ from ._schemas import (
     claim_set_hash,
 )
 from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, SQLiteSink
+from ._traces import NotAssessed, TracedSamples, load_traces
 
 __version__ = "0.1.0"
 
@@ -99,6 +100,7 @@ __all__ = [
     "Metric",
     "ModelInfo",
     "ModelIntegrityError",
+    "NotAssessed",
     "Policy",
     "PrecisionResult",
     "QuestionRecall",
@@ -119,6 +121,7 @@ __all__ = [
     "ScoredSample",
     "Sink",
     "SubQuestionVerdict",
+    "TracedSamples",
     "Usage",
     "__version__",
     "aevaluate",
@@ -129,6 +132,7 @@ __all__ = [
     "default_claim_cache",
     "evaluate",
     "load_samples",
+    "load_traces",
     "resolve_judge",
     "resolve_model",
     "split_sentences",

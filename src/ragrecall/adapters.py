@@ -84,12 +84,15 @@ class ReferenceBook:
         return self._fn is not None or bool(self._table)
 
     def lookup(self, query: str) -> Sample | None:
+        return as_reference(query, self.find(query))
+
+    def find(self, query: str) -> Any:
+        """The value stored for ``query`` as given (exact match first, then whitespace- and
+        case-insensitive), or what the callable returns; None if none."""
         if self._fn is not None:
-            return as_reference(query, self._fn(query))
+            return self._fn(query)
         value = self._table.get(query)
-        if value is None:
-            value = self._loose.get(_norm(query))
-        return as_reference(query, value)
+        return self._loose.get(_norm(query)) if value is None else value
 
 
 K = TypeVar("K", bound=Hashable)

@@ -23,13 +23,14 @@ PUBLIC = [
     "ClaimCache", "ClaimSet", "ClaimVerdict", "ContextPrecision", "ContextRecall", "Decision",
     "DEFAULT_MODEL", "EvaluationReport", "JsonlSink", "JudgeError", "JudgeInfo", "JudgeModelError",
     "JudgeRateLimitError", "LangSmithSink", "LocalJudge", "LoggerStats", "Metric", "ModelInfo",
-    "ModelIntegrityError", "Policy", "PrecisionResult", "QuestionRecall", "QuestionRecallResult",
-    "RagrecallError", "RecallLogger", "RecallPrecision", "RecallPrecisionResult", "RecallRecord",
-    "RecallResult", "RelevantItem", "ResponseRecall", "RetrievalRecall", "RetrievalResult",
-    "SQLiteSink", "Sample", "SampleError", "ScoredSample", "Sink", "SubQuestionVerdict", "Usage",
-    "aevaluate", "astream", "attribution_chain", "claim_set_hash", "decomposition_chain",
-    "default_claim_cache", "evaluate", "load_samples", "resolve_judge", "resolve_model",
-    "split_sentences", "structured", "word_overlap", "__version__",
+    "ModelIntegrityError", "NotAssessed", "Policy", "PrecisionResult", "QuestionRecall",
+    "QuestionRecallResult", "RagrecallError", "RecallLogger", "RecallPrecision",
+    "RecallPrecisionResult", "RecallRecord", "RecallResult", "RelevantItem", "ResponseRecall",
+    "RetrievalRecall", "RetrievalResult", "SQLiteSink", "Sample", "SampleError", "ScoredSample",
+    "Sink", "SubQuestionVerdict", "TracedSamples", "Usage", "aevaluate", "astream",
+    "attribution_chain", "claim_set_hash", "decomposition_chain", "default_claim_cache",
+    "evaluate", "load_samples", "load_traces", "resolve_judge", "resolve_model", "split_sentences",
+    "structured", "word_overlap", "__version__",
 ]
 # fmt: on
 

@@ -53,9 +53,9 @@ from ._inputs import (
     claim_cache,
     claim_mode,
     judge_spec,
-    read_input,
 )
 from ._text import PlainConsole
+from ._traces import add_traces_arguments, finish_traces, read_samples
 
 __all__ = ["add_eval_command", "run_eval"]
 
@@ -146,6 +146,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         default=None,
         help="show a progress bar (default: when stderr is a terminal)",
     )
+    add_traces_arguments(p)
     p.set_defaults(func=run_eval)
 
 
@@ -163,7 +164,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     try:
         _check_args(args)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
-        samples = read_input(args, err_console)
+        samples, traced = read_samples(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
         judge = judge_spec(args)
@@ -193,8 +194,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             err_console.print(
                 f"resuming: {summary.count} samples already in {args.out}, {len(todo)} to go"
             )
-    # Records are kept in memory only for an HTML report with no results file to read back.
-    kept: list[Record] | None = [] if args.report and store is None else None
+    # Records are kept in memory only for an HTML report or --traces-out with no results file
+    # to read back.
+    kept: list[Record] | None = [] if (args.report or args.traces_out) and store is None else None
     budgeted = args.max_calls is not None or args.max_tokens is not None
     budget = Budget(
         args.max_calls, args.max_tokens, run_estimator(metrics, args.repeats) if budgeted else None
@@ -238,7 +240,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         err_console.print(f"{message}; {saved or 'nothing was saved (no --out)'}")
         return code
     elapsed = time.perf_counter() - start
-    records = kept if kept is not None else _current(args.out, current) if args.report else []
+    wanted = args.report or args.traces_out
+    records = kept if kept is not None else _current(args.out, current) if wanted else []
+    if traced is not None:
+        finish_traces(traced, records, idents, args, console)
     return _finish(summary, records, budget, elapsed, len(samples), args, console)
 
 
@@ -268,7 +273,8 @@ def _check_args(args: argparse.Namespace) -> None:
     for failed, message in checks:
         if failed:
             raise SampleError(message)
-    for path, flag in ((args.out, "--out"), (args.report, "--report")):
+    outputs = ((args.out, "--out"), (args.report, "--report"), (args.traces_out, "--traces-out"))
+    for path, flag in outputs:
         if path is not None:
             check_writable(path, flag)
 
