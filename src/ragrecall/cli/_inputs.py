@@ -13,8 +13,9 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.markup import escape
 
-from .._data import COLUMNS, DataRows, iter_samples, repeated_tasks
+from .._data import COLUMNS, iter_samples, repeated_tasks
 from .._errors import SampleError
+from .._files import DataRows, describe
 from .._judge.resolve import JudgeLike, import_judge, judge_at
 from .._metrics.claims import ClaimCache
 from .._schemas import Sample
@@ -130,12 +131,18 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     if args.id_column:
         column_map[args.id_column] = "sample_id"
     rows = DataRows(args.data, args.limit)
+    if rows.skipped:
+        err.print(
+            f"note: not read in {escape(str(args.data))} (not a data file, or a subfolder): "
+            f"{escape(describe(rows.skipped))}",
+            soft_wrap=True,
+        )
     columns: set[str] = set()
     try:
         samples = list(iter_samples(_noting_columns(rows, columns), column_map or None))
     except SampleError as error:
-        if len(rows.files) > 1 and isinstance(error.row, int):
-            raise SampleError(f"{error} ({rows.locate(error.row)})") from error
+        if rows.where:
+            error.locate(*rows.where)
         raise
     if not samples:
         raise SampleError(f"{args.data}: no samples to score")
