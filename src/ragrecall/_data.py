@@ -6,6 +6,7 @@ import ast
 import io
 import json
 import tokenize
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from pydantic import AliasChoices, ValidationError
 
 from ._errors import SampleError
-from ._files import read_file
+from ._files import DataRows
 from ._schemas import Sample
 
 __all__ = [
@@ -138,7 +139,10 @@ def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -
 
 
 def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list[Sample]:
-    """Every row as a Sample; the first bad row raises SampleError naming row and field.
+    """Every row as a Sample; the first bad row raises SampleError naming file, line, row
+    and field. ``data``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face
+    Dataset, or the path of a .jsonl/.json/.csv/.parquet file or of a directory of them (a
+    warning names the directory's other entries, which are not read).
 
     ``column_map`` maps your column names to ours, e.g. ``{"gold": "reference"}``.
     """
@@ -148,16 +152,16 @@ def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list
 def iter_samples(data: Any, column_map: Mapping[str, str] | None = None) -> Iterator[Sample]:
     """Like ``load_samples``, one row at a time."""
     if isinstance(data, (str, Path)):
-        path = Path(data)
-        for i, (line, row) in enumerate(read_file(path)):
-            try:
-                yield _row_to_sample(row, i, column_map)
-            except SampleError as err:
-                err.locate(str(path), line, i)
-                raise
-    else:
-        for i, row in enumerate(iter_rows(data)):
+        data = DataRows(Path(data))
+        if data.skipped:
+            warnings.warn(data.skipped_note(), stacklevel=2)
+    for i, row in enumerate(iter_rows(data)):
+        try:
             yield _row_to_sample(row, i, column_map)
+        except SampleError as err:
+            if isinstance(data, DataRows) and data.where:
+                err.locate(*data.where)
+            raise
 
 
 def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -> Sample:
@@ -176,7 +180,7 @@ def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -
 def iter_rows(data: Any) -> Iterator[Any]:
     """Rows of any supported dataset form."""
     if isinstance(data, (str, Path)):
-        yield from (row for _, row in read_file(Path(data)))
+        yield from DataRows(Path(data))
     elif hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas DataFrame
         yield from data.to_dict(orient="records")
     elif hasattr(data, "to_list") and hasattr(data, "features"):  # Hugging Face Dataset

@@ -7,6 +7,7 @@ that are not UTF-8, invalid JSON, an empty ``.json``), is named by file and line
 from __future__ import annotations
 
 import csv
+import errno
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +22,6 @@ SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 
 def read_file(path: Path) -> Iterator[tuple[int | None, Any]]:
     """Each row of a file, with the line it starts on (None for Parquet, which has none)."""
-    if not path.exists():
-        raise FileNotFoundError(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise SampleError("expected .jsonl, .json, .csv or .parquet", file=str(path))
@@ -127,27 +126,34 @@ def _first_bad_byte(path: Path) -> tuple[int, int]:
 class DataRows:
     """The rows of one file or of every supported file in a directory (sorted by name), up
     to ``limit``; re-iterable. ``skipped`` lists a directory's other entries (other files,
-    subfolders: they are not read); ``where`` is the file, line and row (in that file) of
-    the last row read; ``locate`` names the file and row of a global row index."""
+    subfolders: they are not read); ``columns`` the column names seen; ``where`` the file,
+    line and row (in that file) of the last row read; ``locate`` names the file and row of
+    a global row index."""
 
     def __init__(self, path: Path, limit: int | None = None):
+        self.path = path
         self.skipped: list[Path] = []
         if path.is_dir():
             entries = sorted(path.iterdir())
             self.files = [p for p in entries if p.is_file() and p.suffix.lower() in SUFFIXES]
             self.skipped = [p for p in entries if p not in self.files]
             if not self.files:
-                found = f" (it holds {describe(self.skipped)})" if self.skipped else ""
+                found = f" (it holds {_names(self.skipped)})" if self.skipped else ""
                 raise SampleError(
                     f"no {', '.join(SUFFIXES)} files in this directory{found}", file=str(path)
                 )
         elif path.exists():
             self.files = [path]
         else:
-            raise SampleError("no such file or directory", file=str(path))
+            raise FileNotFoundError(errno.ENOENT, "no such file or directory", str(path))
         self.limit = limit
         self.sizes: list[int] = []
+        self.columns: set[str] = set()
         self.where: tuple[str, int | None, int] | None = None
+
+    def skipped_note(self) -> str:
+        """What a directory holds that is not read, in words."""
+        return f"{self.path}: not read (not a data file, or a folder): {_names(self.skipped)}"
 
     def __iter__(self) -> Iterator[Any]:
         count = 0
@@ -159,6 +165,8 @@ class DataRows:
                 if self.limit is not None and count >= self.limit:
                     return
                 self.where = (str(file), line, sizes[-1])
+                if isinstance(row, dict):
+                    self.columns.update(map(str, row))
                 sizes[-1] += 1
                 count += 1
                 yield row
@@ -172,6 +180,6 @@ class DataRows:
         return f"row {index}"
 
 
-def describe(paths: list[Path]) -> str:
+def _names(paths: list[Path]) -> str:
     """``a.txt, notes.md, sub/``: the names, a folder's with a slash."""
     return ", ".join(p.name + ("/" if p.is_dir() else "") for p in paths)

@@ -109,14 +109,34 @@ def test_a_directory_run_names_what_it_did_not_read(
     (tmp_path / "README.md").write_text("# not data")
     (tmp_path / "more").mkdir()
     (tmp_path / "more" / "b.jsonl").write_text(f"{LINE}\n")
+    note = f"{tmp_path}: not read (not a data file, or a folder): README.md, more/, notes.txt"
     args = ["eval", str(tmp_path), "--claim-mode", "sentences", "--dry-run"]
     assert main(args) == 0
-    err = capsys.readouterr().err.replace("\n", " ")
-    assert "not read" in err and "README.md, more/, notes.txt" in err
+    assert f"note: {note}" in capsys.readouterr().err.replace("\n", " ")
+    with pytest.warns(UserWarning) as warned:
+        assert len(load_samples(tmp_path)) == 1
+    assert [str(w.message) for w in warned] == [note]
     (tmp_path / "a.jsonl").unlink()
     error = eval_error(tmp_path, capsys)
     assert "no .jsonl, .json, .csv, .parquet files" in error
     assert "README.md, more/, notes.txt" in error
+
+
+def test_load_samples_reads_a_directory_as_eval_does(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(f"{LINE}\n{LINE}\n")
+    (tmp_path / "b.csv").write_text("user_input,reference\nq,r\n")
+    samples = load_samples(tmp_path)
+    assert [s.user_input for s in samples] == ["What do cats do?"] * 2 + ["q"]
+    (tmp_path / "c.json").write_text("[1]")
+    with pytest.raises(SampleError, match=r"c\.json: row 0: expected a mapping"):
+        load_samples(tmp_path)
+
+
+def test_a_missing_path_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "missing.jsonl"
+    with pytest.raises(FileNotFoundError, match=r"missing\.jsonl"):
+        load_samples(path)
+    assert f"no such file or directory: '{path}'" in eval_error(path, capsys)
 
 
 def test_a_directory_of_data_files_only_has_no_note(
