@@ -157,11 +157,12 @@ def iter_samples(data: Any, column_map: Mapping[str, str] | None = None) -> Iter
             warnings.warn(data.skipped_note(), stacklevel=2)
     for i, row in enumerate(iter_rows(data)):
         try:
-            yield _row_to_sample(row, i, column_map)
+            sample = _row_to_sample(row, i, column_map)
         except SampleError as err:
             if isinstance(data, DataRows) and data.where:
                 err.locate(*data.where)
             raise
+        yield sample
 
 
 def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -> Sample:
