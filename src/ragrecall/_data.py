@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
-import csv
+import io
 import json
+import tokenize
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,12 +14,11 @@ from typing import Any
 from pydantic import AliasChoices, ValidationError
 
 from ._errors import SampleError
+from ._files import DataRows
 from ._schemas import Sample
 
 __all__ = [
     "COLUMNS",
-    "SUFFIXES",
-    "DataRows",
     "SampleId",
     "iter_rows",
     "iter_samples",
@@ -26,8 +27,6 @@ __all__ = [
     "sample_ids",
     "to_sample",
 ]
-
-SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 
 # Every column name a Sample reads: field names and their aliases.
 COLUMNS = frozenset(Sample.model_fields) | {
@@ -44,7 +43,9 @@ _LIST_COLUMNS = {
     "retrieved_contexts",
     "contexts",
     "retrieved_ids",
+    "retrieved_context_ids",
     "reference_ids",
+    "reference_context_ids",
     "reference_claims",
     "reference_contexts",
     "relevance",
@@ -67,8 +68,8 @@ def _clean(row: Mapping[str, Any], index: int | str | None) -> dict[str, Any]:
 
 
 def _decoded(text: str, index: int | str | None, field: str) -> Any:
-    """A list cell's value: JSON, else a Python literal (read with ``ast.literal_eval``, which
-    evaluates no code); an empty cell is absent; other text is the value itself."""
+    """A list cell's value: JSON, else a Python literal; an empty cell is absent; other text
+    is the value itself."""
     if not text.strip():
         return None
     if not text.lstrip().startswith(("[", "{")):
@@ -78,11 +79,41 @@ def _decoded(text: str, index: int | str | None, field: str) -> Any:
     except json.JSONDecodeError:
         pass
     try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError) as err:
+        return _literal(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, tokenize.TokenError) as err:
         raise SampleError(
             f"not a list (neither JSON nor a Python literal): {err}", row=index, field=field
         ) from err
+
+
+_VALUES = {tokenize.STRING, tokenize.NUMBER, tokenize.NAME}
+_SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT}
+
+
+def _literal(text: str) -> Any:
+    """A Python literal, read with ``ast.literal_eval`` (which evaluates no code), or what
+    numpy prints for an array, as ``datasets``' ``to_csv`` writes list cells: items with no
+    commas between them (``['a' 'b']``, which Python reads as the one string ``'ab'``), and
+    ``nan``. Commas go back between two items in a row inside [...]; ``nan`` reads as None."""
+    out: list[str] = []
+    brackets: list[str] = []
+    after_value = False
+    for token in tokenize.generate_tokens(io.StringIO(text.strip()).readline):
+        kind, value = token.type, token.string
+        if kind in _SKIP:
+            continue
+        if value == "...":
+            raise ValueError("numpy printed this array abbreviated ('...'): items are lost")
+        starts = kind in _VALUES or value in ("[", "{", "(", "-")
+        if after_value and starts and brackets[-1:] == ["["]:
+            out.append(",")
+        if value in ("[", "{", "("):
+            brackets.append(value)
+        elif value in ("]", "}", ")") and brackets:
+            brackets.pop()
+        out.append("None" if kind == tokenize.NAME and value == "nan" else value)
+        after_value = kind in _VALUES or value in ("]", "}", ")")
+    return ast.literal_eval(" ".join(out))
 
 
 def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -> Sample:
@@ -108,7 +139,10 @@ def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -
 
 
 def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list[Sample]:
-    """Every row as a Sample; the first bad row raises SampleError naming row and field.
+    """Every row as a Sample; the first bad row raises SampleError naming file, line, row
+    and field. ``data``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face
+    Dataset, or the path of a .jsonl/.json/.csv/.parquet file or of a directory of them (a
+    warning names the directory's other entries, which are not read).
 
     ``column_map`` maps your column names to ours, e.g. ``{"gold": "reference"}``.
     """
@@ -117,8 +151,18 @@ def load_samples(data: Any, column_map: Mapping[str, str] | None = None) -> list
 
 def iter_samples(data: Any, column_map: Mapping[str, str] | None = None) -> Iterator[Sample]:
     """Like ``load_samples``, one row at a time."""
+    if isinstance(data, (str, Path)):
+        data = DataRows(Path(data))
+        if data.skipped:
+            warnings.warn(data.skipped_note(), stacklevel=2)
     for i, row in enumerate(iter_rows(data)):
-        yield _row_to_sample(row, i, column_map)
+        try:
+            sample = _row_to_sample(row, i, column_map)
+        except SampleError as err:
+            if isinstance(data, DataRows) and data.where:
+                err.locate(*data.where)
+            raise
+        yield sample
 
 
 def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -> Sample:
@@ -137,7 +181,7 @@ def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -
 def iter_rows(data: Any) -> Iterator[Any]:
     """Rows of any supported dataset form."""
     if isinstance(data, (str, Path)):
-        yield from _read_path(Path(data))
+        yield from DataRows(Path(data))
     elif hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas DataFrame
         yield from data.to_dict(orient="records")
     elif hasattr(data, "to_list") and hasattr(data, "features"):  # Hugging Face Dataset
@@ -148,70 +192,6 @@ def iter_rows(data: Any) -> Iterator[Any]:
         yield from data
     else:
         raise TypeError(f"cannot read samples from {type(data).__name__}")
-
-
-def _read_path(path: Path) -> Iterator[Any]:
-    if not path.exists():
-        raise FileNotFoundError(path)
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        with path.open(encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError as err:
-                        raise SampleError(f"{path}:{number}: invalid JSON: {err}") from err
-    elif suffix == ".json":
-        value = json.loads(path.read_text(encoding="utf-8"))
-        yield from value if isinstance(value, list) else [value]
-    elif suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as f:  # a BOM is not a column name
-            yield from csv.DictReader(f)
-    elif suffix == ".parquet":
-        import pandas as pd
-
-        yield from pd.read_parquet(path).to_dict(orient="records")
-    else:
-        raise ValueError(f"{path}: expected .jsonl, .json, .csv or .parquet")
-
-
-class DataRows:
-    """The rows of one file or of every supported file in a directory (sorted by name), up
-    to ``limit``; re-iterable. ``locate`` names the file and row of a global row index."""
-
-    def __init__(self, path: Path, limit: int | None = None):
-        if path.is_dir():
-            self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES)
-            if not self.files:
-                raise SampleError(f"{path}: no {', '.join(SUFFIXES)} files in this directory")
-        elif path.exists():
-            self.files = [path]
-        else:
-            raise SampleError(f"{path}: no such file or directory")
-        self.limit = limit
-        self.sizes: list[int] = []
-
-    def __iter__(self) -> Iterator[Any]:
-        count = 0
-        sizes: list[int] = []
-        self.sizes = sizes
-        for file in self.files:
-            sizes.append(0)
-            for row in iter_rows(file):
-                if self.limit is not None and count >= self.limit:
-                    return
-                sizes[-1] += 1
-                count += 1
-                yield row
-
-    def locate(self, index: int) -> str:
-        """``file, row n`` for a global row index (after one full pass)."""
-        for file, size in zip(self.files, self.sizes, strict=False):
-            if index < size:
-                return f"{file.name}, row {index}"
-            index -= size
-        return f"row {index}"
 
 
 SampleId = tuple[str, int]  # (Sample.key(), occurrence: which of the rows with that key)

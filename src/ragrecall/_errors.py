@@ -1,7 +1,7 @@
 """Exceptions raised by ragrecall.
 
     RagrecallError
-    ├── SampleError (also ValueError)      bad input, named by row and field
+    ├── SampleError (also ValueError)      bad input, named by file, line, row and field
     ├── JudgeError                         an unusable judge reply; keeps the raw output
     ├── JudgeRateLimitError                the judge asked to wait longer than allowed
     └── JudgeModelError                    the embedded judge's model file is missing or corrupt
@@ -28,18 +28,43 @@ class RagrecallError(Exception):
 
 
 class SampleError(RagrecallError, ValueError):
-    """A sample cannot be read: names the row (when known) and the field."""
+    """A sample cannot be read. Names the file and line it came from (Parquet and JSON
+    arrays have no line per row), the row (counted from 0 in that file) and the field, as
+    known: ``data.csv:7: row 5, field 'reference': ...``."""
 
-    def __init__(self, message: str, *, row: int | str | None = None, field: str | None = None):
-        where = []
-        if row is not None:
-            where.append(f"row {row}")
-        if field is not None:
-            where.append(f"field {field!r}")
-        prefix = f"{', '.join(where)}: " if where else ""
-        super().__init__(prefix + message)
+    def __init__(
+        self,
+        message: str,
+        *,
+        row: int | str | None = None,
+        field: str | None = None,
+        file: str | None = None,
+        line: int | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
         self.row = row
         self.field = field
+        self.file = file
+        self.line = line
+
+    def locate(self, file: str, line: int | None, row: int | None) -> None:
+        """Name the file, line and row (in that file) this error came from, unless it names
+        a file already."""
+        if self.file is None:
+            self.file, self.line = file, line
+            self.row = row if row is not None else self.row
+
+    def __str__(self) -> str:
+        place = []
+        if self.row is not None:
+            place.append(f"row {self.row}")
+        if self.field is not None:
+            place.append(f"field {self.field!r}")
+        prefix = f"{', '.join(place)}: " if place else ""
+        if self.file is not None:
+            prefix = f"{self.file}{'' if self.line is None else f':{self.line}'}: {prefix}"
+        return prefix + self.message
 
 
 class JudgeError(RagrecallError):

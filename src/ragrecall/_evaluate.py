@@ -90,8 +90,9 @@ async def aevaluate(
     """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
 
     ``dataset``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face Dataset, or a
-    path to a .jsonl/.json/.csv/.parquet file. Judge failures make a sample unscorable; they
-    never stop the batch. ``concurrency`` defaults to the judge's slots (local) or 8.
+    path to a .jsonl/.json/.csv/.parquet file or a directory of them. Judge failures make a
+    sample unscorable; they never stop the batch. ``concurrency`` defaults to the judge's
+    slots (local) or 8.
     ``max_retries`` and ``timeout`` override every metric's own when given. ``repeats``
     judges each sample that many times: ``score`` is the mean, ``runs`` each run's score.
     ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin.

@@ -66,8 +66,16 @@ class Sample(BaseModel):
         validation_alias=AliasChoices("response", "answer"),
         description="The generated answer.",
     )
-    retrieved_ids: list[str] | None = Field(None, description="Ids of the retrieved documents.")
-    reference_ids: list[str] | None = Field(None, description="Ids of the relevant documents.")
+    retrieved_ids: list[str] | None = Field(
+        None,
+        validation_alias=AliasChoices("retrieved_ids", "retrieved_context_ids"),
+        description="Ids of the retrieved documents.",
+    )
+    reference_ids: list[str] | None = Field(
+        None,
+        validation_alias=AliasChoices("reference_ids", "reference_context_ids"),
+        description="Ids of the relevant documents.",
+    )
     reference_claims: list[str] | None = Field(
         None,
         description="Claims of the reference, when you have them; skips decomposition.",
@@ -96,6 +104,10 @@ class Sample(BaseModel):
                 chunks.append(Chunk(id=str(i + 1), text=item, rank=i + 1))
             elif isinstance(item, Mapping):
                 chunk = {k: v for k, v in item.items() if v is not None}  # Arrow fills nulls
+                if isinstance(chunk.get("metadata"), Mapping):  # to every struct's keys
+                    chunk["metadata"] = {
+                        k: v for k, v in chunk["metadata"].items() if v is not None
+                    }
                 if "text" not in chunk and "page_content" in chunk:
                     chunk["text"] = chunk.pop("page_content")
                 chunk.setdefault("id", str(i + 1))
@@ -110,6 +122,13 @@ class Sample(BaseModel):
     @classmethod
     def _id_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, (int, float)) and value == value else value
+
+    @field_validator("retrieved_ids", "reference_ids", mode="before")
+    @classmethod
+    def _ids_text(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):  # RAGAS allows int ids
+            return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        return value
 
     def key(self) -> str:
         """The sample's task identity, the same whichever retriever answered it: its

@@ -139,9 +139,10 @@ def check_result(result: RecallResult) -> None:
         assert len(result.verdicts) == len(result.claims)
 
 
-def check_sample_error(err: SampleError, row: int) -> None:
+def check_sample_error(err: SampleError, row: int, where: str = "") -> None:
+    """``where``: the file and line a file's error names first."""
     assert err.row == row, err
-    assert str(err).startswith(f"row {row}")
+    assert str(err).startswith(f"{where}row {row}")
 
 
 def features(row: Any) -> list[str]:
@@ -274,7 +275,7 @@ def test_jsonl_files_behave_like_lists(tmp_path_factory: Any, row: dict[str, Any
     except SampleError:
         with pytest.raises(SampleError) as raised:
             evaluate(path, [metric])
-        check_sample_error(raised.value, 0)
+        check_sample_error(raised.value, 0, f"{path}:1: ")
         return
     assert load_samples(path) == expected
     check_result(evaluate(path, [metric]).results["context_recall"][0])

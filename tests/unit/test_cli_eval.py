@@ -198,7 +198,7 @@ def test_exit_2_names_the_file_of_a_bad_row_in_a_directory(
     write_jsonl(tmp_path / "a.jsonl", rows(2))
     write_jsonl(tmp_path / "b.jsonl", [{"question": "q", "contexts": "one string"}])
     assert run(tmp_path, *KEYWORD) == 2
-    assert "(b.jsonl, row 0)" in capsys.readouterr().err.replace("\n", " ")
+    assert "b.jsonl:1: row 0, field 'contexts'" in capsys.readouterr().err.replace("\n", " ")
     assert run(tmp_path / "nothing.jsonl", *KEYWORD) == 2
 
 

@@ -6,15 +6,16 @@ import argparse
 import difflib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from rich.console import Console
 from rich.markup import escape
 
-from .._data import COLUMNS, DataRows, iter_samples, repeated_tasks
+from .._data import COLUMNS, iter_samples, repeated_tasks
 from .._errors import SampleError
+from .._files import DataRows
 from .._judge.resolve import JudgeLike, import_judge, judge_at
 from .._metrics.claims import ClaimCache
 from .._schemas import Sample
@@ -131,16 +132,12 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     if args.id_column:
         column_map[args.id_column] = "sample_id"
     rows = DataRows(args.data, args.limit)
-    columns: set[str] = set()
-    try:
-        samples = list(iter_samples(_noting_columns(rows, columns), column_map or None))
-    except SampleError as error:
-        if len(rows.files) > 1 and isinstance(error.row, int):
-            raise SampleError(f"{error} ({rows.locate(error.row)})") from error
-        raise
+    if rows.skipped:
+        err.print(f"note: {escape(rows.skipped_note())}", soft_wrap=True)
+    samples = list(iter_samples(rows, column_map or None))
     if not samples:
         raise SampleError(f"{args.data}: no samples to score")
-    unread = sorted(columns - COLUMNS - set(column_map))
+    unread = sorted(rows.columns - COLUMNS - set(column_map))
     if unread:
         hints = [_with_hint(name) for name in unread]
         err.print(f"note: columns not read: {escape(', '.join(hints))}", soft_wrap=True)
@@ -161,13 +158,6 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
             soft_wrap=True,
         )
     return samples
-
-
-def _noting_columns(rows: Iterable[Any], columns: set[str]) -> Iterator[Any]:
-    for row in rows:
-        if isinstance(row, Mapping):
-            columns.update(map(str, row))
-        yield row
 
 
 def _with_hint(column: str) -> str:

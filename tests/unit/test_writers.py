@@ -1,0 +1,207 @@
+"""Files written by the real writers users have (pandas, Hugging Face ``datasets``, RAGAS)
+load as the samples written: each one, in order, none merged or dropped, list cells (empty
+ones too) and chunk dicts whole. Written at test time; RAGAS writes in its own venv
+(``.venv-ragas``, which ``bash .ci/run`` makes; tests/ragas_writer.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pandas as pd
+import pytest
+
+from ragrecall import Sample, load_samples
+from ragrecall.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+RAGAS_PYTHON = ROOT / ".venv-ragas" / "bin" / "python"
+
+ROWS: list[dict[str, Any]] = [
+    {
+        "user_input": "What do cats do?",
+        "reference": "Cats purr. They sleep.",
+        "response": "Cats purr.",
+        "retrieved_contexts": ["Cats purr, loudly.", "It's \"quoted\", 'twice'.", "Zwei\nZeilen ☃"],
+        "reference_contexts": ["Cats purr, loudly."],
+        "retrieved_ids": ["d1", "d2", "d3"],
+        "reference_ids": ["d1"],
+    },
+    {  # empty lists stay empty (not absent)
+        "user_input": "What do dogs do?",
+        "reference": "Dogs bark.",
+        "response": "Nothing found.",
+        "retrieved_contexts": [],
+        "reference_contexts": [],
+        "retrieved_ids": [],
+        "reference_ids": [],
+    },
+    {  # absent stays absent
+        "user_input": "What do birds do?",
+        "reference": "Birds sing.",
+        "response": None,
+        "retrieved_contexts": ["Birds."],
+        "reference_contexts": None,
+        "retrieved_ids": None,
+        "reference_ids": None,
+    },
+    {  # the first task again, another retrieval: a sample of its own
+        "user_input": "What do cats do?",
+        "reference": "Cats purr. They sleep.",
+        "response": "Cats sleep.",
+        "retrieved_contexts": ["Cats sleep all day.", "Cats purr, loudly."],
+        "reference_contexts": ["Cats purr, loudly."],
+        "retrieved_ids": ["d4", "d1"],
+        "reference_ids": ["d1"],
+    },
+]
+# Chunks as dicts, with different keys each (Arrow gives every chunk every key, null where
+# it had none, and likewise inside metadata).
+CHUNK_ROWS: list[dict[str, Any]] = [
+    {
+        "user_input": "What do cats do?",
+        "reference": "Cats purr.",
+        "retrieved_contexts": [
+            {"id": "a", "text": "Cats purr.", "score": 0.9, "metadata": {"page": 3}},
+            {"id": "b", "text": "Cats sleep.", "metadata": {"source": "wiki"}},
+            {"id": "c", "text": "Cats, 'again'.", "rank": 7},
+        ],
+    },
+    {
+        "user_input": "What do dogs do?",
+        "reference": "Dogs bark.",
+        "retrieved_contexts": [{"text": "Dogs bark.", "metadata": None}],
+    },
+]
+
+Writer = Callable[[list[dict[str, Any]], Path], None]
+WRITERS: dict[str, tuple[str, Writer]] = {
+    "pandas.to_csv": (".csv", lambda rows, p: pd.DataFrame(rows).to_csv(p, index=False)),
+    "pandas.to_parquet": (".parquet", lambda rows, p: pd.DataFrame(rows).to_parquet(p)),
+    "pandas.to_json(lines)": (
+        ".jsonl",
+        lambda rows, p: pd.DataFrame(rows).to_json(p, orient="records", lines=True),
+    ),
+    "pandas.to_json": (".json", lambda rows, p: pd.DataFrame(rows).to_json(p, orient="records")),
+    "datasets.to_csv": (".csv", lambda rows, p: datasets.Dataset.from_list(rows).to_csv(p)),
+    "datasets.to_parquet": (
+        ".parquet",
+        lambda rows, p: datasets.Dataset.from_list(rows).to_parquet(p),
+    ),
+    "datasets.to_json": (".jsonl", lambda rows, p: datasets.Dataset.from_list(rows).to_json(p)),
+}
+
+
+def texts(samples: list[Sample]) -> list[list[str]]:
+    return [[c.text for c in s.retrieved_contexts] for s in samples]
+
+
+def dry_run_samples(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """How many samples ``ragrecall eval PATH --dry-run`` counts, and its stderr."""
+    assert main(["eval", str(path), "--claim-mode", "sentences", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    found = re.search(r"samples\s+│\s+(\d+)", out)
+    assert found, out
+    return int(found[1]), err
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("rows", [ROWS, CHUNK_ROWS], ids=["lists", "chunks"])
+def test_a_written_file_loads_as_the_rows_written(
+    tmp_path: Path, writer: str, rows: list[dict[str, Any]]
+) -> None:
+    suffix, write = WRITERS[writer]
+    path = tmp_path / f"data{suffix}"
+    write(rows, path)
+    samples = load_samples(path)
+    assert samples == load_samples(rows)
+    assert len(samples) == len(rows)
+
+
+@pytest.mark.parametrize("rows", [ROWS, CHUNK_ROWS], ids=["lists", "chunks"])
+def test_dataframes_and_datasets_load_as_the_rows(rows: list[dict[str, Any]]) -> None:
+    expected = load_samples(rows)
+    assert load_samples(pd.DataFrame(rows)) == expected
+    assert load_samples(datasets.Dataset.from_list(rows)) == expected
+
+
+def test_the_rows_mean_what_the_tests_assume() -> None:
+    """The reference the files are compared with: lists whole, empty ones empty, chunk
+    dicts with their own keys only."""
+    first, empty, absent, again = load_samples(ROWS)
+    assert texts([first])[0][1] == "It's \"quoted\", 'twice'."
+    assert (empty.retrieved_contexts, empty.retrieved_ids, empty.reference_contexts) == ([], [], [])
+    assert (absent.retrieved_ids, absent.reference_contexts, absent.response) == (None,) * 3
+    assert again.key() == first.key() and again != first
+    chunks = load_samples(CHUNK_ROWS)[0].retrieved_contexts
+    assert [c.metadata for c in chunks] == [{"page": 3}, {"source": "wiki"}, {}]
+    assert [(c.id, c.rank, c.score) for c in chunks] == [
+        ("a", 1, 0.9),
+        ("b", 2, None),
+        ("c", 7, None),
+    ]
+
+
+def test_a_directory_of_every_writers_files_counts_every_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i, (suffix, write) in enumerate(WRITERS.values()):
+        write(ROWS, tmp_path / f"{i}{suffix}")
+    assert dry_run_samples(tmp_path, capsys)[0] == len(WRITERS) * len(ROWS)
+
+
+@pytest.fixture(scope="session")
+def ragas_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files RAGAS's writers write (tests/ragas_writer.py, in RAGAS's venv)."""
+    if not RAGAS_PYTHON.exists():
+        pytest.fail(
+            f"{RAGAS_PYTHON} is missing: RAGAS writes these files in its own venv; make it "
+            "with: python3 -m venv .venv-ragas && .venv-ragas/bin/pip install -r "
+            "tests/requirements-ragas.txt (bash .ci/run does)"
+        )
+    out = tmp_path_factory.mktemp("ragas")
+    env = {**os.environ, "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "PYTHONPATH": ""}
+    subprocess.run(
+        [str(RAGAS_PYTHON), str(ROOT / "tests" / "ragas_writer.py"), str(out)],
+        check=True,
+        env=env,
+        timeout=300,
+    )
+    return out
+
+
+RAGAS_FILES = ["to_csv.csv", "to_jsonl.jsonl", "to_pandas.csv", "to_pandas.parquet"]
+
+
+@pytest.mark.parametrize("name", [*RAGAS_FILES, "to_hf_dataset.jsonl"])
+def test_a_file_ragas_wrote_loads_as_its_samples(ragas_files: Path, name: str) -> None:
+    expected = load_samples(json.loads((ragas_files / "expected.json").read_text("utf-8")))
+    assert load_samples(ragas_files / name) == expected
+
+
+def test_ragas_samples_keep_their_names_and_lists(ragas_files: Path) -> None:
+    first, empty, absent, again = load_samples(ragas_files / "to_csv.csv")
+    assert first.retrieved_ids == ["d1", "d2", "d3"] and first.reference_ids == ["d1"]
+    assert texts([first])[0][2] == "Zwei\nZeilen ☃"
+    assert (empty.retrieved_contexts, empty.retrieved_ids, empty.reference_contexts) == ([], [], [])
+    assert (absent.retrieved_ids, absent.reference_contexts, absent.response) == (None,) * 3
+    assert again.key() == first.key() and texts([again]) == [["Cats sleep all day."]]
+
+
+def test_ragas_files_in_a_directory_read_with_no_column_left_unread(
+    ragas_files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count, err = dry_run_samples(ragas_files, capsys)
+    assert count == 6 * 4  # expected.json is one of the six files
+    assert "columns not read" not in err
+
+
+def test_int_ids_as_ragas_allows_read_as_text() -> None:
+    (sample,) = load_samples([{"retrieved_context_ids": [7, 8], "reference_context_ids": [1]}])
+    assert (sample.retrieved_ids, sample.reference_ids) == (["7", "8"], ["1"])
