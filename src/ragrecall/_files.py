@@ -103,7 +103,9 @@ def _parquet(path: Path) -> list[dict[str, Any]]:
     try:
         import pyarrow.parquet as pq
     except ImportError as err:
-        raise ImportError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow)") from err
+        raise SampleError(
+            "reading Parquet needs pyarrow: pip install 'ragrecall[parquet]'", file=str(path)
+        ) from err
     try:
         table = pq.read_table(path)
     except Exception as err:  # pyarrow's errors share no base class with a useful name

@@ -5,6 +5,7 @@ eval`` (exit 2, the message on stderr)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,14 @@ def test_a_directory_of_data_files_only_has_no_note(
     (tmp_path / "a.jsonl").write_text(f"{LINE}\n")
     assert main(["eval", str(tmp_path), "--claim-mode", "sentences", "--dry-run"]) == 0
     assert "not read" not in capsys.readouterr().err
+
+
+def test_parquet_without_pyarrow_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1")
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # as if pyarrow were absent
+    assert main(["eval", str(path), "--judge-factory", "fakes:ScriptedJudge"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{path}: reading Parquet needs pyarrow: pip install 'ragrecall[parquet]'" in err
