@@ -6,13 +6,16 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -273,3 +276,47 @@ def test_local_judge_ignores_proxy_settings(
         monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
     judge = LocalJudge(model, slots=1, context_window=512)
     assert judge.with_structured_output(Verdict).invoke("claim") == Verdict(supported=True, chunk=1)
+
+
+@pytest.mark.parametrize("reuse_port", [False, True])
+def test_a_process_squatting_the_port_gets_neither_the_key_nor_a_sample(
+    server: JudgeServer, reuse_port: bool
+) -> None:
+    """Another process takes the reserved port before the child and answers /health: the judge
+    refuses to start and nothing with the key reaches the squatter (with SO_REUSEPORT both bind,
+    and the port is still not the child's alone)."""
+    seen: list[tuple[str, str, str | None]] = []
+
+    class Squatter(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(("GET", self.path, self.headers.get("Authorization")))
+            self.send_response(200)
+            self.end_headers()
+
+        do_POST = do_GET
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    class Server(ThreadingHTTPServer):
+        allow_reuse_port = reuse_port
+
+    squatter = Server(("127.0.0.1", server.port), Squatter)
+    threading.Thread(target=squatter.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(JudgeModelError, match=f"another process .*{server.port}"):
+            server.ensure_running()
+    finally:
+        squatter.shutdown()
+        squatter.server_close()
+    assert server.pid is None
+    assert all(path == "/health" and auth is None for _, path, auth in seen)
+
+
+def test_the_childs_own_port_is_recognised() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert _server.holds_port(os.getpid(), port) is True
+        assert _server.holds_port(os.getppid(), port) is False

@@ -4,6 +4,10 @@ One server per process and configuration, started on the first request, bound to
 a free port and protected by a random API key (given to the child in its environment, not its
 argv). A crash of llama.cpp cannot take the caller down: the child is restarted once, on the
 same port with the same key. The child watches its parent and exits when the parent is gone.
+
+The port is reserved by binding and releasing it, so another local process could take it first
+and answer in the child's place (and receive the key and every prompt). On Linux the server is
+used only once the socket listening on its port is shown, through /proc, to be the child's own.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ._model import ModelInfo, resolve_model
 __all__ = [
     "JudgeServer",
     "ServerConfig",
+    "holds_port",
     "shared_server",
     "shutdown_servers",
     "wait_healthy",
@@ -171,8 +176,18 @@ class JudgeServer:
                 proc.kill()
                 proc.wait()
             why = f"exited (code {code})" if code is not None else "did not get ready in time"
+            if _listeners(self.port) and holds_port(proc.pid, self.port) is False:
+                why += f"; another process listens on its port {self.port}"
             raise JudgeModelError(
                 f"the local judge server {why} while starting; its log ends with:\n{self._tail()}"
+            )
+        if holds_port(proc.pid, self.port) is False:
+            proc.kill()
+            proc.wait()
+            raise JudgeModelError(
+                f"another process answers on {HOST}:{self.port}, the port reserved for the local "
+                "judge; it was not sent the API key or any sample. Stop that process, or create "
+                "a new LocalJudge (it reserves a new port)."
             )
         self._proc = proc
         logger.info("Local judge ready on port %d in %.1f s", self.port, time.monotonic() - started)
@@ -190,6 +205,43 @@ def _free_port() -> int:
         s.bind((HOST, 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def holds_port(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds every socket listening on ``port`` of this machine (None
+    where /proc cannot tell: not Linux)."""
+    listeners = _listeners(port)
+    if listeners is None:
+        return None
+    held = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        if link.startswith("socket:["):
+            held.add(link[len("socket:[") : -1])
+    return bool(listeners) and listeners <= held
+
+
+def _listeners(port: int) -> set[str] | None:
+    """Socket inodes listening on TCP ``port`` (IPv4 and IPv6), from /proc/net; None if absent."""
+    found: set[str] | None = None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found = found or set()
+        for row in rows:
+            fields = row.split()  # sl local_address rem_address st ... uid timeout inode
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # LISTEN
+                found.add(fields[9])
+    return found
 
 
 _servers: dict[ServerConfig, JudgeServer] = {}
