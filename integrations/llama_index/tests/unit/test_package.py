@@ -8,6 +8,7 @@ from pathlib import Path
 import llama_index
 import llama_index.core
 import llama_index.evaluation.ragrecall as package
+import pytest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,3 +47,26 @@ def test_distribution_metadata() -> None:
     deps = [d.split(">")[0].split("=")[0] for d in meta["project"]["dependencies"]]
     assert deps == ["ragrecall", "llama-index-core"]
     assert meta["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["llama_index"]
+
+
+def test_constructors_refuse_unknown_keywords() -> None:
+    """A misspelt keyword is an error, never silently ignored."""
+    from fakes import ScriptedJudge
+    from llama_index.core.llms import MockLLM
+    from pydantic import ValidationError
+
+    from ragrecall import ClaimCache, ContextRecall, RecallLogger
+
+    metric = ContextRecall(ScriptedJudge(), cache=ClaimCache())
+    logger = RecallLogger([metric], [], inline=True)
+    builds = [
+        lambda: package.ContextRecallEvaluator(ScriptedJudge(), passing_scor=0.5),
+        lambda: package.RecallEvaluator(metric, pasing_score=0.5),
+        lambda: package.RetrievalRecallMetric(measure="recall", kk=3),
+        lambda: package.LlamaIndexJudge(llm=MockLLM(), temprature=0),
+        lambda: package.RecallCapture(logger, {}, sink=None),
+    ]
+    for build in builds:
+        with pytest.raises((TypeError, ValidationError)):
+            build()
+    logger.close()

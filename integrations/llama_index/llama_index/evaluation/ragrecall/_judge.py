@@ -39,7 +39,7 @@ class LlamaIndexJudge(BaseChatModel):
     ``llm.metadata`` unless given.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     llm: BaseLLM
     model_name: str = ""

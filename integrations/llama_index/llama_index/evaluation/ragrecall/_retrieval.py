@@ -18,7 +18,7 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
     BaseRetrievalMetric,
     RetrievalMetricResult,
 )
-from pydantic import Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from ragrecall import RetrievalRecall, Sample
 
@@ -43,6 +43,8 @@ class RetrievalRecallMetric(BaseRetrievalMetric):
     An id retrieved twice counts once, at its first rank. The result's metadata holds the
     rank of each expected id (None when not retrieved).
     """
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt keyword is an error, not ignored
 
     measure: Measure = Field("recall", description="Which measure to report.")
     k: int | None = Field(None, ge=1, description="Cut-off; None for the whole list.")
