@@ -99,7 +99,7 @@ def _fold(text: str) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def _latin(char: str) -> str:
-    """The ASCII letter ``char`` imitates (Cyrillic "о" -> "o"), or ``char`` itself."""
+    """The ASCII letter ``char`` imitates (Cyrillic small o -> "o"), or ``char`` itself."""
     if not char.isalpha():
         return char
     from confusable_homoglyphs import confusables  # 1 MB of tables: loaded when first needed
@@ -159,6 +159,7 @@ _ALWAYS_THE_JUDGES = (
     r"|the\ (?:text|passages?|documents?)\ (?:above|before|that\ came\ before))"
 )
 
+# fmt: off
 _STRONG: list[tuple[str, re.Pattern[str]]] = [
     # An order to drop the judge's instructions, in English ...
     ("override", _rx(
@@ -235,9 +236,9 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
     ("verdict_order", _rx(
         r"\b(?:agrees?|agreeing)\s+with\s+(?:every|all|each|any)\s+" + _TASK_NOUN
         + r"|\b(?:do\s+not|don't|never)\s+(?:mark|label|rate|flag|grade|count|treat)\b"
-        + _SAME + r"{0,30}\b(?:unsupported|not\s+supported|unverified|false|incorrect|as\s+errors?)"
-        r"|" + _START + r"(?:answer|reply|respond|say|output|report|conclude|confirm)\s+(?:that\s+)?"
-        r"(?:this|the)\s+(?:passage|document|source|text|chunk|page)\s+(?:states|supports|confirms"
+        + _SAME + r"{0,30}\b(?:unsupported|not\s+supported|unverified|false|incorrect"
+        r"|as\s+errors?)|" + _START + r"(?:answer|reply|respond|say|output|report|conclude"
+        r"|confirm)\s+(?:that\s+)?(?:this|the)\s+(?:passage|document|source|text|chunk|page)\s+(?:states|supports|confirms"
         r"|contains|proves)"
     )),
     ("verdict_order_intl", _rx(
@@ -324,15 +325,17 @@ _WEAK: list[tuple[str, re.Pattern[str]]] = [
         r"|verifies|proves|establishes)\s+(?:that|the\s+claim|this\s+claim|the\s+statement)"
     )),
 ]
+# fmt: on
 
 # A quoted mention of an attack ("phrases like 'ignore previous instructions'") is not one.
 _MENTION = re.compile(
     r"(?:\blike|such\ as|phrases?|strings?|e\.g\.|for\ example|examples?|called|words?|texts?"
-    r"|says?|typed?|wrote|writes?|reads?|contains?|includes?)\s*[\"'“‘`]\s*$",
+    r"|says?|typed?|wrote|writes?|reads?|contains?|includes?)\s*[\"'“‘`]\s*$",  # noqa: RUF001
     re.VERBOSE,
 )
 
 
 def _found(pattern: re.Pattern[str], view: str) -> bool:
-    return any(not _MENTION.search(view, max(0, m.start() - 40), m.start()) for m in
-               pattern.finditer(view))
+    return any(
+        not _MENTION.search(view, max(0, m.start() - 40), m.start()) for m in pattern.finditer(view)
+    )
