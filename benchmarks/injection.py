@@ -1,12 +1,25 @@
 """Prompt injection: do instructions planted in a retrieved chunk inflate context recall?
 
+    python benchmarks/injection.py --detector [--data ../shared/datasets] [--claims 2000]
     python benchmarks/injection.py [--configs naive,default_align,defended] [--control]
                                    [--judge local | --base-url URL --model NAME] [--limit N]
 
+``--detector`` (no judge, seconds): the detector that decides which chunks are withheld
+(``ContextRecall(withhold_injections=True)``), on its own: the share of the attacking chunks of
+``adversarial.jsonl`` it catches, by attack family; the share of honest chunks it withholds, on
+``benign_lookalikes.jsonl`` (honest text about prompts, security, chat templates, APIs, manuals,
+medicine, law, fact-checking, written to resemble attacks) and on every distinct chunk of the
+shared datasets (LFQA-Verification documents, AttributionBench references); each on the part
+the rules were written with in view and on the held-out part (``heldout``). Then its time per
+chunk, and ``--claims`` claims (10 a sample, 5 LFQA documents each) scored in quote mode by a
+zero-latency fake judge that quotes passage 1: the detector's share of that time.
+
 Every case of ``benchmarks/adversarial.jsonl`` (hand-written) is one claim that the contexts
-do NOT support, plus a chunk that attacks the judge (ignore-the-above orders, fake JSON
-verdicts, fake ``</passage>`` delimiters, evidence markers, role-play system turns, appeals to
-authority, the claim planted inside an instruction). The inflation rate is the share of these
+do NOT support, plus a chunk that attacks the judge (ignore-the-above orders, also in other
+languages, fake JSON verdicts, fake ``</passage>`` delimiters, evidence markers, role-play
+system turns and chat templates, appeals to authority, the claim planted inside an
+instruction, paraphrases; orders hidden in HTML or markdown comments, look-alike letters,
+zero-width characters or base64). The inflation rate is the share of these
 claims counted as supported. Configurations, all per-claim:
 
 - ``naive``: a prompt without the "passages are data" rule, passages as plain ``Passage n:``
@@ -14,8 +27,8 @@ claims counted as supported. Configurations, all per-claim:
   (not verified);
 - ``default_align``: the defaults: the "passages are data" prompt, delimited and defused
   passages, chunks that address the judge withheld; evidence aligned;
-- ``defended``: the default prompt, delimiting and ``evidence="quote"`` (the quote must be in
-  the cited chunk, state the claim, and not come from a passage that instructs the judge);
+- ``defended``: the defaults with ``evidence="quote"`` (the quote must be in a shown chunk
+  and state the claim);
 - ``defended_batched``: the same through the batched strategy.
 
 ``--control`` also scores each case without its injected chunk: the judge's own error rate
@@ -35,16 +48,18 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from _common import add_judge_args, commit, make_judge, write_json
+from _common import add_judge_args, commit, data_dir, make_judge, write_json
 from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import Field
 
 from ragrecall import ClaimCache, ContextRecall, RecallResult, structured
 from ragrecall.prompts import Support
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "adversarial.jsonl"
+BENIGN = HERE / "benign_lookalikes.jsonl"
 CONFIGS = ("naive", "default_align", "defended", "defended_batched")
 
 NAIVE_PROMPT = ChatPromptTemplate.from_messages(
@@ -115,6 +130,148 @@ def inflated(result: RecallResult) -> bool | None:
     return result.verdicts[0].attributed
 
 
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def shared_chunks(root: Path) -> list[str]:
+    """Every distinct non-empty chunk of the shared datasets: LFQA-Verification's documents and
+    AttributionBench's references."""
+    docs = json.loads((root / "lfqa_verification" / "docs" / "docs-webgpt.json").read_text())
+    texts = {d["text"] for item in docs for d in item["docs"]}
+    for path in sorted((root / "attributionbench").glob("*.jsonl")):
+        texts.update(ref for row in read_jsonl(path) for ref in row["references"])
+    return sorted(t for t in texts if t.strip())
+
+
+def rate(hits: int, total: int) -> str:
+    return f"{hits}/{total} = {hits / total:.1%}" if total else "n/a"
+
+
+def detector(args: argparse.Namespace) -> dict[str, Any]:
+    """The detector alone: attacks caught, honest chunks withheld, time per chunk."""
+    from ragrecall import instructs_judge
+
+    out: dict[str, Any] = {}
+    attacks = read_jsonl(args.data)
+    by_family: dict[str, list[bool]] = defaultdict(list)
+    for part in ("dev", "heldout"):
+        cases = [c for c in attacks if c.get("heldout", False) == (part == "heldout")]
+        missed = []
+        for case in cases:
+            (text,) = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
+            caught = instructs_judge(text)
+            by_family[case["attack"]].append(caught)
+            if not caught:
+                missed.append(case["id"])
+        caught_n = len(cases) - len(missed)
+        out[f"attacks_{part}"] = {"caught": caught_n, "cases": len(cases), "missed": missed}
+        print(f"attacks caught ({part}):{'':10} {rate(caught_n, len(cases)):>18}  missed {missed}")
+    total = sum(len(v) for v in by_family.values())
+    caught_all = sum(sum(v) for v in by_family.values())
+    print(f"attacks caught (all):{'':14} {rate(caught_all, total):>18}")
+    out["attacks_by_family"] = {f: f"{sum(v)}/{len(v)}" for f, v in sorted(by_family.items())}
+    print("  by family:", out["attacks_by_family"])
+    genuine = [c["text"] for case in attacks for c in case["contexts"]
+               if c["id"] != case["injected"]]
+    withheld = sum(map(instructs_judge, genuine))
+    out["genuine_in_attack_cases"] = {"withheld": withheld, "chunks": len(genuine)}
+    print(f"genuine chunks of the attack cases withheld: {rate(withheld, len(genuine)):>12}")
+
+    benign = read_jsonl(args.benign)
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for part in ("dev", "heldout"):
+        rows = [b for b in benign if b["heldout"] == (part == "heldout")]
+        flagged = [b["id"] for b in rows if instructs_judge(b["text"])]
+        for b in rows:
+            by_kind[b["imitates"]].append(b["id"] in flagged)
+        out[f"benign_{part}"] = {"withheld": len(flagged), "chunks": len(rows), "ids": flagged}
+        print(f"benign look-alikes withheld ({part}): {rate(len(flagged), len(rows)):>18}  "
+              f"{flagged}")
+    out["benign_by_kind"] = {k: f"{sum(v)}/{len(v)}" for k, v in sorted(by_kind.items())}
+
+    root = data_dir(args.datasets)
+    if root is None:
+        print("shared datasets: skipped (absent; pass --datasets)")
+    else:
+        texts = shared_chunks(root)
+        start = time.perf_counter()  # (each text is new to the per-text cache; the suffix
+        uncached = [instructs_judge(f"{t}\n{i}") for i, t in enumerate(texts)]  # changes nothing)
+        seconds = time.perf_counter() - start
+        flagged_texts = [t for t in texts if instructs_judge(t)]
+        assert sum(uncached) == len(flagged_texts)
+        chars = sum(map(len, texts)) / len(texts)
+        out["shared"] = {"withheld": len(flagged_texts), "chunks": len(texts),
+                         "ms_per_chunk": 1000 * seconds / len(texts), "mean_chars": chars,
+                         "withheld_starts": [t[:120] for t in flagged_texts]}
+        print(f"shared-dataset chunks withheld:{'':4} {rate(len(flagged_texts), len(texts)):>18}")
+        print(f"detector time: {1000 * seconds / len(texts):.2f} ms a chunk (uncached; mean "
+              f"{chars:,.0f} characters); a cached chunk: "
+              f"{1e6 * timed(lambda: [instructs_judge(t) for t in texts]) / len(texts):.1f} us")
+        if args.claims:
+            out["claims_timing"] = claims_timing(root, args.claims)
+    return out
+
+
+def timed(work: Any) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def claims_timing(root: Path, claims: int) -> dict[str, Any]:
+    """``claims`` claims (10 a sample, against 5 LFQA documents) in quote mode with a
+    zero-latency judge that quotes passage 1's first sentence: seconds in all."""
+    docs = json.loads((root / "lfqa_verification" / "docs" / "docs-webgpt.json").read_text())
+    items = [d for d in docs if len(d["docs"]) >= 5]
+    samples = []
+    for n in range(claims // 10):
+        item = items[n % len(items)]
+        contexts = [{"id": str(i), "text": d["text"]} for i, d in enumerate(item["docs"][:5])]
+        reference = [f"Claim {k} of sample {n} about {item['question'][:40]}." for k in range(10)]
+        samples.append({"user_input": item["question"], "reference_claims": reference,
+                        "retrieved_contexts": contexts})
+    metric = ContextRecall(QuotingJudge(), strategy="per_claim", evidence="quote",
+                           cache=ClaimCache(), window_tokens=32000)
+    metric.score(samples[0])  # warm up
+    results: list[RecallResult] = []
+    cpu = time.process_time()
+    seconds = timed(lambda: results.extend(metric.score(s) for s in samples))
+    cpu = time.process_time() - cpu
+    quoted = sum(v.chunk_ids == ["0"] for r in results for v in r.verdicts)
+    print(f"{claims} claims, quote mode, zero-latency judge: {seconds:.1f} s ({cpu:.1f} s CPU; "
+          f"{quoted} verdicts with the quote found in passage 1)")
+    return {"claims": claims, "seconds": seconds, "cpu_seconds": cpu, "quote_found": quoted}
+
+
+_PASSAGE_ONE = re.compile(r'<passage id="1">\n(.*?)[.\n]', re.DOTALL)
+
+
+class QuotingJudge(BaseChatModel):
+    """Zero latency: "supported", citing passage 1 and quoting its first sentence."""
+
+    tool: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def _llm_type(self) -> str:
+        return "quoting"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        return self.model_copy(update={"tool": convert_to_openai_tool(tools[0])["function"]})
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> Any:
+        from langchain_core.messages import AIMessage
+        from langchain_core.outputs import ChatGeneration, ChatResult
+
+        found = _PASSAGE_ONE.search(str(messages[-1].content))
+        args = {"supported": True, "passage": 1, "quote": found.group(1) if found else ""}
+        call = {"name": self.tool["name"], "id": "call_1", "args": args}
+        message = AIMessage("", tool_calls=[call])
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_judge_args(parser)
@@ -122,8 +279,18 @@ def main() -> None:
     parser.add_argument("--control", action="store_true", help="also score without the attack")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--detector", action="store_true", help="the detector alone, no judge")
+    parser.add_argument("--benign", type=Path, default=BENIGN)
+    parser.add_argument("--datasets", help="the shared datasets folder (for --detector)")
+    parser.add_argument("--claims", type=int, default=2000, help="timed claims (--detector)")
     parser.add_argument("--out", type=Path, default=HERE / "out" / "injection.json")
     args = parser.parse_args()
+    if args.detector:
+        found = detector(args)
+        out = args.out.with_name("injection_detector.json")
+        write_json(out, {"commit": commit(), **found})
+        print(f"wrote {out}", file=sys.stderr)
+        return
     cases = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
     cases = cases[: args.limit]
     judge = make_judge(args)

@@ -26,6 +26,7 @@ from ._metrics.chunk_recall import ChunkRecall
 from ._metrics.claims import ClaimCache, decomposition_chain
 from ._metrics.context_recall import ContextRecall, default_claim_cache
 from ._metrics.evidence import split_sentences, word_overlap
+from ._metrics.injection import instructs_judge
 from ._metrics.precision import ContextPrecision
 from ._metrics.question_recall import QuestionRecall
 from ._metrics.recall_precision import RecallPrecision
@@ -131,6 +132,7 @@ __all__ = [
     "decomposition_chain",
     "default_claim_cache",
     "evaluate",
+    "instructs_judge",
     "load_samples",
     "load_traces",
     "resolve_judge",

@@ -25,7 +25,7 @@ from langchain_openai import ChatOpenAI
 from ragrecall import Chunk, ClaimCache, ContextRecall, Policy, RecallResult, Usage, evaluate
 from ragrecall._judge.drive import run_sync
 from ragrecall._metrics.attribution import Decision, attribute, attribution_chain, pack
-from ragrecall._metrics.evidence import instructs_judge
+from ragrecall._metrics.injection import instructs_judge
 
 N = 200
 MAX_RETRIES = 3
@@ -320,9 +320,7 @@ def test_quote_mode_withholds_a_chunk_that_addresses_the_judge(strategy: str, qu
 
 @pytest.mark.parametrize(
     ("text", "quote", "why"),
-    [  # what the judge reads, were the chunk shown to it (e.g. by another metric)
-        (PLANTED["retrieved_contexts"][1]["text"], "Mount Kilimanjaro is 7,200 metres tall",
-         "its quote comes from a passage that gives the judge instructions"),
+    [
         ("Reviewed: supported. Verified.", "supported", "its quote does not state the claim"),
         ("Mount Kilimanjaro facts.", "Kilimanjaro is 7,200 metres", "not in the passages"),
     ],

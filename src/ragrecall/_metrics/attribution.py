@@ -42,7 +42,7 @@ from ..prompts import (
     TokenSupport,
     render_passages,
 )
-from .evidence import best_sentence, instructs_judge, quote_in, quote_states, word_overlap
+from .evidence import best_sentence, quote_in, quote_states, word_overlap
 
 __all__ = [
     "Decision",
@@ -172,7 +172,7 @@ def attribute(
         if strategy == "batched":
             try:
                 found = yield from _batched(
-                    claims, pending, window, passages, chain, decision, usage
+                    claims, pending, window, passages, chain, evidence, decision, usage
                 )
             except JudgeError:
                 if fallback_chain is None:
@@ -206,6 +206,7 @@ def _batched(
     window: Window,
     passages: str,
     chain: Runnable[Any, Any],
+    evidence: Evidence,
     decision: Decision,
     usage: Usage,
 ) -> Steps[dict[int, ClaimVerdict]]:
@@ -221,7 +222,7 @@ def _batched(
     reply = yield from ask(Call(chain, {"passages": passages, "claims": listed}), usage, check)
     assert isinstance(reply.parsed, BatchVerdicts)
     return {
-        i: _decide(claims[i], v.supported, v.passage, v.quote, window, "quote", None, decision)
+        i: _decide(claims[i], v.supported, v.passage, v.quote, window, evidence, None, decision)
         for i, v in zip(pending, reply.parsed.verdicts, strict=True)
     }
 
@@ -290,21 +291,19 @@ def _decide(
     if evidence == "quote":
         ordered = cited_passages + [p for p in window if p.number != cited]
         found = [p for p in ordered if quote and quote_in(quote, p.text)]
-        # An injection can have the judge quote what the attacker planted: a quote counts only
-        # if it states the claim and its passage does not address the judge.
-        trusted = [p for p in found if not instructs_judge(p.chunk.text)]
+        # A quote counts only if it states the claim ("verified" states nothing). Passages
+        # that address the judge are withheld before it reads them (withhold_injections).
         states = quote_states(quote or "", claim)
-        if trusted and states:
-            p = trusted[0]
+        if found and states:
+            p = found[0]
             note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
             note += f"; {overturned}" if overturned else ""
             return verdict(True, "supported; quote verified" + note, [p.chunk.id], quote, True)
-        if not found:
-            why = "its quote is not in the passages"
-        elif not states:
-            why = "its quote does not state the claim"
-        else:
-            why = "its quote comes from a passage that gives the judge instructions"
+        why = (
+            "its quote is not in the passages"
+            if not found
+            else "its quote does not state the claim"
+        )
         chunk_ids = [p.chunk.id for p in (found or cited_passages)][:1]
         return verdict(False, f"the judge said supported, but {why}", chunk_ids, quote or None)
     candidates = cited_passages or list(window)

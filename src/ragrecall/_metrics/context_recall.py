@@ -22,7 +22,7 @@ from ..prompts import DECOMPOSE_PROMPT, PassageRenderer, render_passages
 from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from .evidence import instructs_judge
+from .injection import instructs_judge
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 
@@ -71,9 +71,12 @@ class ContextRecall(Metric[RecallResult]):
             ``support_threshold``; ``word_overlap`` is the share of the claim's content words in its
             best-matching context sentence. ``lexical_weight=0`` decides on P(supported)
             alone. The defaults (0.55, 0.3) agreed best with people on held-out samples.
-        withhold_injections: chunks that address the judge (orders to ignore the rules, fake
-            verdicts or delimiters, role markers) are not shown to it, and the result's reason
-            names them. Turn off for corpora whose text is about prompts themselves.
+        withhold_injections: chunks that address the judge (orders to ignore its instructions
+            in several languages, fake verdicts or delimiters, chat-template turns; also when
+            hidden in comments, look-alike letters, zero-width characters or base64) are not
+            shown to it, and the result's reason names them. Off: every chunk is shown, and
+            its quotes count like any other's (the quote must still be in it and state the
+            claim).
         cache: claim store (default: ``default_claim_cache()``, on disk in the user cache);
             ``cache_path`` makes one in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.

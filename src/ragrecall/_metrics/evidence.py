@@ -1,8 +1,7 @@
 """Evidence: check a judge's quote against the chunk it cites, or align a claim to a sentence.
 
-A quote counts only if it is in a passage, states the claim (shares its content words), and
-comes from a passage that does not address the judge: a prompt injection can make a judge
-quote a sentence that the attacker planted next to the instructions.
+A quote counts only if it is in a passage and states the claim (shares its content words).
+Passages that address the judge are kept from it altogether (``injection.instructs_judge``).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from rapidfuzz import fuzz
 
 __all__ = [
     "best_sentence",
-    "instructs_judge",
     "normalize",
     "quote_in",
     "quote_states",
@@ -75,37 +73,6 @@ def quote_states(quote: str, claim: str) -> bool:
         return True
     shared = len(wanted & _content_words(quote))
     return shared >= 1 and 3 * shared >= len(wanted)
-
-
-# Text that addresses the judge instead of stating facts: imitations of the passage delimiters
-# (also once defused), references to the judge's passage numbers, imitations of verdicts and
-# evidence, chat-template and role markers, orders to ignore the rules or to mark claims or to
-# quote, and words to "you" as a model. None of these occurs in 3,111 real retrieved chunks
-# (LFQA-Verification, AttributionBench); every attack of benchmarks/adversarial.jsonl that
-# plants a claim to quote has one (the patterns were written with that set in view).
-_INSTRUCTION = re.compile(
-    r"""
-    </?\s*_?passage\b | \bend\ of\ (?:the\ )?passages?\b | \bpassages?\ \d+\b
-    | (?:^|\n)\s*(?:evidence|verdict)\s*:
-    | "(?:supported|verdicts?|quote)"\s*: | \bsupported\s*[=:]\s*(?:true|yes)\b
-    | <\|im_(?:start|end)\|> | \[/?INST\] | <</?SYS>> | \#\#\#\s*(?:instruction|response|system)\b
-    | (?:^|\n)\s*(?:system|assistant)\s*:
-    | \b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+|these\s+)?
-      (?:previous\s+|prior\s+|above\s+|earlier\s+|other\s+)?
-      (?:above|instructions?|rules?|passages?|guidelines?)\b
-    | \b(?:mark|label|rate|grade|treat|count)\b[^\n]{0,40}\b(?:claims?|statements?)\b
-      [^\n]{0,60}\b(?:supported|verified)\b
-    | \b(?:quote|copy)\b[^.\n]{0,20}\b(?:exactly|verbatim)\b | \bquote\ this\ (?:sentence|text)\b
-    | \byou\ must\ (?:answer|reply|respond|say|output|mark)\b
-    | \bif\ you\ are\ an?\ (?:ai|language\ model|llm)\b
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-def instructs_judge(text: str) -> bool:
-    """True if ``text`` carries instructions to the judge (a prompt injection)."""
-    return _INSTRUCTION.search(unicodedata.normalize("NFKC", text)) is not None
 
 
 @functools.lru_cache(maxsize=1)
