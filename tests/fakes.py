@@ -119,3 +119,16 @@ class ScriptedJudge(TextOnlyJudge):
                 tool_calls=[{"name": self.tool_name, "args": out, "id": "call_1"}],
             )
         return super()._message(out)
+
+
+def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
+    """A judge that says supported, cites ``passage`` and quotes ``quote``, whatever it reads
+    (an attacked judge that obeys the injection)."""
+
+    def reply(messages: Any) -> dict[str, Any]:
+        verdict = {"supported": True, "passage": passage, "quote": quote}
+        if "\n\nClaims:\n" in str(messages[-1].content):
+            return {"verdicts": [{"claim": 1, **verdict}]}
+        return verdict
+
+    return ScriptedJudge(reply=reply)

@@ -18,7 +18,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge
+from fakes import obeying
 from faultserver import FAULTS, SCENARIOS, FaultServer
 from langchain_openai import ChatOpenAI
 
@@ -284,18 +284,6 @@ PLANTED = {
         },
     ],
 }
-
-
-def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
-    """A judge that says supported, cites ``passage`` and quotes ``quote``, whatever it reads."""
-
-    def reply(messages: Any) -> dict[str, Any]:
-        verdict = {"supported": True, "passage": passage, "quote": quote}
-        if "\n\nClaims:\n" in str(messages[-1].content):
-            return {"verdicts": [{"claim": 1, **verdict}]}
-        return verdict
-
-    return ScriptedJudge(reply=reply)
 
 
 @pytest.mark.parametrize("strategy", ["per_claim", "batched"])

@@ -11,7 +11,7 @@ import base64
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge, keyword_reply
+from fakes import ScriptedJudge, keyword_reply, obeying
 
 from ragrecall import ClaimCache, ContextRecall
 
@@ -88,18 +88,6 @@ LOOKALIKES = [
         "To renew the permit you must answer the security questions.",
     ),
 ]
-
-
-def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
-    """A judge that says supported, cites ``passage`` and quotes ``quote``, whatever it reads."""
-
-    def reply(messages: Any) -> dict[str, Any]:
-        verdict = {"supported": True, "passage": passage, "quote": quote}
-        if "\n\nClaims:\n" in str(messages[-1].content):
-            return {"verdicts": [{"claim": 1, **verdict}]}
-        return verdict
-
-    return ScriptedJudge(reply=reply)
 
 
 def sample(claim: str, *chunks: tuple[str, str]) -> dict[str, Any]:
