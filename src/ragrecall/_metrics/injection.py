@@ -277,6 +277,14 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
         r"|assistant|bot|large\s+language\s+model)\b[^.\n]{0,20}\b(?:reading|processing|parsing"
         r"|summari[sz]\w*|evaluat\w*|judg\w*|grading|checking|reviewing|this|that)\b"
     )),
+    # The reader's makers invoked ("the people who built you want ..."): added after the
+    # held-out case para-06 got through, so that case no longer counts as held out.
+    ("to_the_ai", _rx(
+        r"\b(?:people|team|company|developers?|engineers?|creators?|makers?|those)\s+(?:who|that)"
+        r"\s+(?:built|made|created|trained|designed|programmed|deployed)\s+you\s*(?:[,;:]|(?:"
+        r"want|wants|would|need|needs|ask|asks|expect|expects|require|requires|insist|insists"
+        r"|told|instruct\w*|intend\w*|say|says)\b)"
+    )),
 ]
 
 _WEAK: list[tuple[str, re.Pattern[str]]] = [
