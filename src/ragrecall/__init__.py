@@ -6,6 +6,14 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 
 from typing import TYPE_CHECKING, Any
 
+from ._calibration import (
+    Agreement,
+    CalibrationError,
+    CalibrationProfile,
+    Label,
+    calibrate,
+    read_labels,
+)
 from ._data import load_samples
 from ._errors import (
     JudgeError,
@@ -76,6 +84,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "Agreement",
+    "CalibrationError",
+    "CalibrationProfile",
     "CallableSink",
     "Chunk",
     "ChunkRecall",
@@ -94,6 +105,7 @@ __all__ = [
     "JudgeInfo",
     "JudgeModelError",
     "JudgeRateLimitError",
+    "Label",
     "LangSmithSink",
     "LocalJudge",
     "LoggerStats",
@@ -127,12 +139,14 @@ __all__ = [
     "aevaluate",
     "astream",
     "attribution_chain",
+    "calibrate",
     "claim_set_hash",
     "decomposition_chain",
     "default_claim_cache",
     "evaluate",
     "load_samples",
     "load_traces",
+    "read_labels",
     "resolve_judge",
     "resolve_model",
     "split_sentences",
