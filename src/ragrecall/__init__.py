@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from ._calibration import (
     Agreement,
-    CalibrationError,
     CalibrationProfile,
     Label,
     calibrate,
@@ -16,6 +15,7 @@ from ._calibration import (
 )
 from ._data import load_samples
 from ._errors import (
+    CalibrationError,
     JudgeError,
     JudgeModelError,
     JudgeRateLimitError,

@@ -27,9 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ._errors import RagrecallError, SampleError
-from ._metrics.attribution import Decision
-from ._review import DEFAULT_DECISION
+from ._errors import CalibrationError, SampleError
+from ._metrics.attribution import DEFAULT_DECISION, Decision
 from .prompts import PROMPT_VERSION
 
 __all__ = [
@@ -45,10 +44,6 @@ MIN_LABELS = 20  # fewer labelled verdicts with P(supported): the defaults stay
 _THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 _WEIGHTS = [round(0.1 * i, 1) for i in range(7)]
 _EPS = 1e-6
-
-
-class CalibrationError(RagrecallError, ValueError):
-    """A calibration profile that does not fit: another judge or prompt version, a bad file."""
 
 
 class Label(BaseModel):

@@ -22,15 +22,12 @@ from pathlib import Path
 from typing import Literal
 
 from ._html import _page, highlight
-from ._metrics.attribution import Decision
+from ._metrics.attribution import DEFAULT_DECISION, Decision
 from ._results_file import Record
 from ._schemas import ClaimVerdict, RecallResult
 from .prompts import PROMPT_VERSION
 
-__all__ = ["DEFAULT_DECISION", "ReviewItem", "pick_for_review", "review_csv", "review_page"]
-
-# ContextRecall's defaults: the decision a profile moves only when the labels show a gain.
-DEFAULT_DECISION = Decision(support_threshold=0.55, lexical_weight=0.3)
+__all__ = ["ReviewItem", "pick_for_review", "review_csv", "review_page"]
 
 Pick = Literal["uncertain", "random", "unscorable"]
 

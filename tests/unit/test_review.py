@@ -16,8 +16,17 @@ from typing import Any
 
 import pytest
 from cdp import Browser
+from fakes import LogprobJudge
 
-from ragrecall import CalibrationError, CalibrationProfile, Label, calibrate, read_labels
+from ragrecall import (
+    CalibrationError,
+    CalibrationProfile,
+    ContextRecall,
+    Label,
+    calibrate,
+    read_labels,
+)
+from ragrecall._results_file import read_records
 from ragrecall.cli import main
 from ragrecall.prompts import PROMPT_VERSION
 
@@ -251,3 +260,54 @@ def test_label_in_a_real_browser_then_calibrate(results: Path, tmp_path: Path) -
     assert (profile.judge, profile.prompt_version, profile.labels) == (JUDGE, PROMPT_VERSION, 29)
     assert profile.agreement["before"].n == 29
     assert profile.agreement["before_random"].n == 20 - (table[0]["pick"] == "random")
+
+
+def fitted_profile(results: Path) -> Path:
+    labels = labels_from_csv(review(results, "--uncertain", "20", "--random", "30"))
+    out = labels.parent / "calibration.json"
+    assert main(["calibrate", str(labels), "--out", str(out)]) == 0
+    return out
+
+
+def test_eval_applies_the_profile(results: Path) -> None:
+    profile_path = fitted_profile(results)
+    profile = CalibrationProfile.load(profile_path)
+    data = results.parent / "data.jsonl"
+    out = results.parent / "calibrated.jsonl"
+    judge = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]
+    calibrated = ["--calibration", str(profile_path), "--out", str(out)]
+    assert main(["eval", str(data), *judge, *calibrated]) == 0
+    before = {r.key: r.results["context_recall"] for r in read_records(results)}
+    after = {r.key: r.results["context_recall"] for r in read_records(out)}
+    wrong = {"before": 0, "after": 0}
+    for record in read_records(out):
+        for name, result in (("before", before[record.key]), ("after", after[record.key])):
+            for v in result.verdicts:
+                wrong[name] += v.attributed != truth(v.claim, record.sample.sample_id or "")
+        result = after[record.key]
+        assert result.calibration == profile.id and before[record.key].calibration is None
+        for v in result.verdicts:
+            assert v.p_supported is not None and v.confidence is not None
+            p = profile.scale(v.p_supported)
+            assert v.confidence == pytest.approx(p if v.attributed else 1 - p)
+    assert wrong["after"] < wrong["before"]
+
+
+def test_a_profile_for_another_judge_is_refused(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = fitted_profile(results)
+    other = CalibrationProfile.load(path).model_copy(update={"judge": "openai:gpt-4o"})
+    other.save(path)
+    capsys.readouterr()
+    data = results.parent / "data.jsonl"
+    judge = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]
+    assert main(["eval", str(data), *judge, "--calibration", str(path)]) == 2
+    assert "fitted for judge 'openai:gpt-4o', not 'scripted:scripted'" in capsys.readouterr().err
+    recall = ContextRecall(LogprobJudge(), strategy="per_claim", calibration=path)
+    sample = rows(1)[0]
+    with pytest.raises(CalibrationError, match="fitted for judge"):
+        recall.score(sample)
+    other.model_copy(update={"judge": JUDGE, "prompt_version": "1"}).save(path)
+    with pytest.raises(CalibrationError, match="prompt version '1'"):
+        ContextRecall(LogprobJudge(), strategy="per_claim", calibration=path).score(sample)
