@@ -89,8 +89,9 @@ class CalibrationProfile(BaseModel):
     note: str = Field("", description="Why the decision moved or stayed.")
     agreement: dict[str, Agreement] = Field(
         default_factory=dict,
-        description="before / after over every label; before_random / after_random over the "
-        "random share only (unbiased).",
+        description="before / after over every label (after: held-out folds); before_random / "
+        "after_random over the random share only (unbiased picks; after_random applies the "
+        "fitted decision to labels it was fitted on).",
     )
 
     @property
