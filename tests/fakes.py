@@ -132,3 +132,32 @@ def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
         return verdict
 
     return ScriptedJudge(reply=reply)
+
+
+def p_reply(messages: Sequence[BaseMessage]) -> float:
+    """The LogprobJudge's P(supported): an overconfident judge, for calibration tests. Every
+    claim it is asked about reads "... <n>." with a number n; the words that are not numbers
+    all occur in a passage or not; P grows with n % 10 (0.05 to 0.95)."""
+    claim = _human(messages).split("\n\nClaim: ", 1)[1]
+    digits = re.findall(r"\d+", claim)
+    n = int(digits[-1]) if digits else 0
+    return 0.05 + 0.1 * (n % 10)
+
+
+class LogprobJudge(ScriptedJudge):
+    """A ScriptedJudge whose per-claim verdicts carry true/false logprobs (``p_reply``), as
+    llama.cpp's do, so ContextRecall decides from P(supported) and the word check."""
+
+    def _message(self, out: Any) -> AIMessage:
+        import math
+
+        message = super()._message(out)
+        if isinstance(out, dict) and "supported" in out and self.calls:
+            p = p_reply(self.calls[-1])
+            alternatives = [
+                {"token": "true", "logprob": math.log(p)},
+                {"token": "false", "logprob": math.log(1 - p)},
+            ]
+            token = {**alternatives[0], "top_logprobs": alternatives}
+            message.response_metadata = {"logprobs": {"content": [token]}}
+        return message

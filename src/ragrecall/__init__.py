@@ -6,8 +6,16 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 
 from typing import TYPE_CHECKING, Any
 
+from ._calibration import (
+    Agreement,
+    CalibrationProfile,
+    Label,
+    calibrate,
+    read_labels,
+)
 from ._data import load_samples
 from ._errors import (
+    CalibrationError,
     JudgeError,
     JudgeModelError,
     JudgeRateLimitError,
@@ -77,6 +85,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "Agreement",
+    "CalibrationError",
+    "CalibrationProfile",
     "CallableSink",
     "Chunk",
     "ChunkRecall",
@@ -95,6 +106,7 @@ __all__ = [
     "JudgeInfo",
     "JudgeModelError",
     "JudgeRateLimitError",
+    "Label",
     "LangSmithSink",
     "LocalJudge",
     "LoggerStats",
@@ -128,6 +140,7 @@ __all__ = [
     "aevaluate",
     "astream",
     "attribution_chain",
+    "calibrate",
     "claim_set_hash",
     "decomposition_chain",
     "default_claim_cache",
@@ -135,6 +148,7 @@ __all__ = [
     "instructs_judge",
     "load_samples",
     "load_traces",
+    "read_labels",
     "resolve_judge",
     "resolve_model",
     "split_sentences",

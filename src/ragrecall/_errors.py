@@ -4,8 +4,10 @@
     ├── SampleError (also ValueError)      bad input, named by file, line, row and field
     ├── JudgeError                         an unusable judge reply; keeps the raw output
     ├── JudgeRateLimitError                the judge asked to wait longer than allowed
-    └── JudgeModelError                    the embedded judge's model file is missing or corrupt
-        └── ModelIntegrityError            size or SHA-256 does not match
+    ├── JudgeModelError                    the embedded judge's model file is missing or corrupt
+    │   └── ModelIntegrityError            size or SHA-256 does not match
+    └── CalibrationError (also ValueError) a calibration profile for another judge or prompt
+                                           version, a file that is not one, unusable labels
 
 Scoring never raises for a judge failure: the sample becomes unscorable with the reason.
 These exceptions reach users only at load time (bad data) or when they call a judge directly.
@@ -14,6 +16,7 @@ These exceptions reach users only at load time (bad data) or when they call a ju
 from __future__ import annotations
 
 __all__ = [
+    "CalibrationError",
     "JudgeError",
     "JudgeModelError",
     "JudgeRateLimitError",
@@ -89,3 +92,8 @@ class JudgeModelError(RagrecallError):
 
 class ModelIntegrityError(JudgeModelError):
     """A model file's size or SHA-256 does not match the pinned values."""
+
+
+class CalibrationError(RagrecallError, ValueError):
+    """A calibration profile that does not fit (another judge or prompt version, a file that
+    is not one), or labels that cannot be calibrated on. Raised before any sample is scored."""

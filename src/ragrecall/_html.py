@@ -58,8 +58,9 @@ document.querySelectorAll("table.sortable th").forEach(function (th, col) {
 """
 
 
-def _page(title: str, body: str) -> str:
-    digest = base64.b64encode(hashlib.sha256(_JS.encode()).digest()).decode()
+def _page(title: str, body: str, *, script: str = _JS, css: str = "") -> str:
+    """The page around ``body``: inline style, and ``script`` the only script allowed."""
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{digest}'"
@@ -68,8 +69,8 @@ def _page(title: str, body: str) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n"
-        f"<script>{_JS}</script>\n</body></html>\n"
+        f"<title>{escape(title)}</title><style>{_CSS}{css}</style></head>\n<body>\n{body}\n"
+        f"<script>{script}</script>\n</body></html>\n"
     )
 
 

@@ -263,6 +263,11 @@ class RecallResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     judge: JudgeInfo | None = None
     elapsed_s: float = 0.0
+    calibration: str | None = Field(
+        None,
+        description="The id of the calibration profile that decided the verdicts and scaled "
+        "their confidence (CalibrationProfile.id), if one did.",
+    )
     runs: list[float | None] = Field(
         default_factory=list,
         description="With repeats: each run's score (None where unscorable); ``score`` is their "

@@ -19,6 +19,7 @@ from ragrecall._metrics.evidence import best_sentence, quote_in, split_sentences
 
 # fmt: off
 PUBLIC = [
+    "Agreement", "CalibrationError", "CalibrationProfile", "Label", "calibrate", "read_labels",
     "CallableSink", "Chunk", "ChunkRecall", "ChunkRecallResult", "ChunkRelevance", "ChunkVerdict",
     "ClaimCache", "ClaimSet", "ClaimVerdict", "ContextPrecision", "ContextRecall", "Decision",
     "DEFAULT_MODEL", "EvaluationReport", "JsonlSink", "JudgeError", "JudgeInfo", "JudgeModelError",

@@ -45,6 +45,7 @@ from ..prompts import (
 from .evidence import best_sentence, quote_in, quote_states, word_overlap
 
 __all__ = [
+    "DEFAULT_DECISION",
     "Decision",
     "Evidence",
     "Strategy",
@@ -78,6 +79,10 @@ class Decision:
         ``support_threshold``."""
         w = self.lexical_weight
         return (1 - w) * p_supported + w * overlap >= self.support_threshold
+
+
+# ContextRecall's defaults; a calibration profile moves them only when labels show a gain.
+DEFAULT_DECISION = Decision(support_threshold=0.55, lexical_weight=0.3)
 
 
 def estimate_tokens(text: str) -> int:

@@ -11,8 +11,9 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
+from .._calibration import CalibrationProfile
 from .._data import to_sample
-from .._errors import JudgeModelError
+from .._errors import CalibrationError, JudgeModelError
 from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
 from .._schemas import RecallResult, Sample, Usage
@@ -31,6 +32,7 @@ class MetricOptions:
     strategy: Literal["auto", "per_claim", "batched"] = "auto"
     timeout: float | None = None
     claim_cache: ClaimCache | None = None  # None: the default claim store
+    calibration: CalibrationProfile | None = None  # context and response recall's decision
 
     def policy(self) -> dict[str, Any]:
         """The judge-call settings given, as constructor arguments."""
@@ -108,7 +110,7 @@ class Metric(ABC, Generic[R]):
         usage = Usage()
         try:
             result = yield from self._steps(sample, usage)
-        except JudgeModelError:
+        except (JudgeModelError, CalibrationError):
             raise
         except Exception as exc:
             result = self.unscorable(f"judge failed: {type(exc).__name__}: {exc}")

@@ -13,12 +13,13 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from .._cache import claims_store_path
+from .._calibration import CalibrationProfile
 from .._data import to_sample
 from .._deprecation import renamed
 from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
-from ..prompts import DECOMPOSE_PROMPT, PassageRenderer, render_passages
+from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, PassageRenderer, render_passages
 from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
@@ -71,6 +72,11 @@ class ContextRecall(Metric[RecallResult]):
             ``support_threshold``; ``word_overlap`` is the share of the claim's content words in its
             best-matching context sentence. ``lexical_weight=0`` decides on P(supported)
             alone. The defaults (0.55, 0.3) agreed best with people on held-out samples.
+        calibration: a calibration profile (``CalibrationProfile``, or the path of one
+            written by ``ragrecall calibrate``): its decision replaces ``support_threshold``
+            and ``lexical_weight``, and each verdict's ``confidence`` is its scaled
+            P(supported). A profile fitted for another judge or prompt version is refused
+            (CalibrationError) when the first sample is scored.
         withhold_injections: chunks that address the judge (orders to ignore its instructions
             in several languages, fake verdicts or delimiters, chat-template turns; also when
             hidden in comments, look-alike letters, zero-width characters or base64) are not
@@ -98,6 +104,7 @@ class ContextRecall(Metric[RecallResult]):
         verdict: Verdict | Literal["auto"] = "auto",
         support_threshold: float = 0.55,
         lexical_weight: float = 0.3,
+        calibration: CalibrationProfile | str | Path | None = None,
         withhold_injections: bool = True,
         cache: ClaimCache | None = None,
         cache_path: str | Path | None = None,
@@ -125,7 +132,14 @@ class ContextRecall(Metric[RecallResult]):
         self._strategy = strategy
         self._evidence = evidence
         self._verdict = verdict
-        self.decision = Decision(support_threshold, lexical_weight)
+        if calibration is not None and not isinstance(calibration, CalibrationProfile):
+            calibration = CalibrationProfile.load(calibration)
+        self.calibration = calibration
+        self.decision = (
+            Decision(support_threshold, lexical_weight)
+            if calibration is None
+            else calibration.decision
+        )
         self.withhold_injections = withhold_injections
         if cache is None:
             cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
@@ -143,6 +157,7 @@ class ContextRecall(Metric[RecallResult]):
             options.claims,
             strategy=options.strategy,
             cache=options.claim_cache,
+            calibration=options.calibration,
             **options.policy(),
         )
 
@@ -233,6 +248,8 @@ class ContextRecall(Metric[RecallResult]):
         )
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
+        if self.calibration is not None:
+            self.calibration.check(self.judge_id(), PROMPT_VERSION)
         claim_set = yield from self._claim_set(sample, usage)
         claims, note = claim_set.claims, claim_set.note
         if not claims:
@@ -267,6 +284,9 @@ class ContextRecall(Metric[RecallResult]):
         return self._scored(claims, verdicts, note)
 
     def _scored(self, claims: list[str], verdicts: list[ClaimVerdict], note: str) -> RecallResult:
+        profile = self.calibration
+        if profile is not None:
+            verdicts = [_scaled(v, profile) for v in verdicts]
         supported = sum(v.attributed for v in verdicts)
         return RecallResult(
             metric=self.name,
@@ -277,4 +297,13 @@ class ContextRecall(Metric[RecallResult]):
             claim_set=claim_set_hash(claims),
             verdicts=verdicts,
             missing=[v.claim for v in verdicts if not v.attributed],
+            calibration=None if profile is None else profile.id,
         )
+
+
+def _scaled(verdict: ClaimVerdict, profile: CalibrationProfile) -> ClaimVerdict:
+    """The verdict with its confidence from the profile's scaled P(supported)."""
+    if verdict.p_supported is None:
+        return verdict
+    p = profile.scale(verdict.p_supported)
+    return verdict.model_copy(update={"confidence": p if verdict.attributed else 1 - p})

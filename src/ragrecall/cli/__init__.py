@@ -1,5 +1,6 @@
 """The ``ragrecall`` command: ``eval`` (score a dataset, gate in CI), ``claims`` (decompose
-once, lock the claims), ``compare`` (two runs), ``demo`` (a real evaluation on the embedded
+once, lock the claims), ``compare`` (two runs), ``review`` and ``calibrate`` (check the
+judge against a person's labels), ``demo`` (a real evaluation on the embedded
 judge) and ``judge``."""
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from rich.table import Table
 from .. import __version__
 from .._evaluate import EvaluationReport, evaluate
 from .._metrics.context_recall import ContextRecall
+from ._calibrate import add_calibrate_command
 from ._claims import add_claims_command
 from ._compare import add_compare_command
 from ._eval import add_eval_command
 from ._exit import GATE_FAILED, OK, guarded
 from ._judge import add_judge_commands
+from ._review import add_review_command
 from ._text import PlainConsole
 
 __all__ = ["main", "print_report"]
@@ -29,13 +32,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="ragrecall",
         description="Context recall for retrieval-augmented generation: eval scores a dataset "
         "(and gates CI), claims locks a dataset's claims, compare tests two runs against each "
-        "other, demo runs a real evaluation on the embedded judge, judge serves it.",
+        "other, review picks verdicts for a person to label and calibrate fits the judge to the "
+        "labels, demo runs a real evaluation on the embedded judge, judge serves it.",
     )
     parser.add_argument("--version", action="version", version=f"ragrecall {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     add_eval_command(commands)
     add_claims_command(commands)
     add_compare_command(commands)
+    add_review_command(commands)
+    add_calibrate_command(commands)
     demo = commands.add_parser(
         "demo", help="score the bundled example dataset on the embedded judge, offline"
     )

@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._calibration import CalibrationProfile
 from .._claim_sets import read_claim_sets, with_claim_sets
 from .._data import SampleId
 from .._errors import JudgeModelError, SampleError
@@ -38,6 +39,7 @@ from .._results_file import Record, ResultsFile, read_records
 from .._run import Budget, identities, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
+from ..prompts import PROMPT_VERSION
 from ._exit import (
     BUDGET_STOPPED,
     GATE_FAILED,
@@ -82,6 +84,14 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         choices=("auto", "per_claim", "batched"),
         default="auto",
         help="attribution strategy of context/response recall (auto)",
+    )
+    p.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        metavar="PROFILE",
+        help="decide context/response recall's verdicts with this profile (from `ragrecall "
+        "calibrate`); refused (exit 2) when it was fitted for another judge or prompt version",
     )
     p.add_argument("--concurrency", type=int, default=None, help="samples scored at once")
     p.add_argument(
@@ -173,12 +183,15 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             strategy=args.strategy,
             timeout=args.timeout,
             claim_cache=claim_cache(args),
+            calibration=CalibrationProfile.load(args.calibration) if args.calibration else None,
         )
         if args.dry_run:
             return _dry_run(args, samples, names, judge, options, console)
         if args.out:
             store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
         metrics = build_metrics(names, judge, options)
+        if options.calibration is not None:  # refuse another judge's profile before scoring
+            options.calibration.check(metrics[0].judge_id(), PROMPT_VERSION)
     except (OSError, ValueError, TypeError, ImportError) as err:  # SampleError is a ValueError
         return _usage_error(err_console, str(err), store)
     summary = RunSummary(names, args.show_worst)

@@ -1,0 +1,64 @@
+"""``ragrecall review RESULTS``: pick verdicts for a person to label, and write the labelling
+page (self-contained HTML) and a CSV for spreadsheets. ``ragrecall calibrate`` reads the labels."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from .._errors import SampleError
+from .._results_file import read_records
+from .._review import pick_for_review, review_csv, review_page
+from ._exit import OK, USAGE_ERROR
+from ._text import PlainConsole
+
+__all__ = ["add_review_command", "run_review"]
+
+
+def add_review_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = commands.add_parser(
+        "review",
+        help="pick verdicts of a results file for a person to label (HTML page and CSV)",
+        description=__doc__,
+    )
+    p.add_argument("results", type=Path, help="a results file (.jsonl from eval --out)")
+    p.add_argument("--out", type=Path, default=Path("review"), help="folder to write (review)")
+    p.add_argument("--metric", default="context_recall", help="metric (context_recall)")
+    p.add_argument(
+        "--uncertain", type=int, default=40, help="verdicts nearest the decision to pick (40)"
+    )
+    p.add_argument(
+        "--random", type=int, default=40, help="verdicts drawn at random from the rest (40)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.set_defaults(func=run_review)
+
+
+def run_review(args: argparse.Namespace, console: Console | None = None) -> int:
+    console = console or PlainConsole()
+    err = PlainConsole(stderr=True)
+    try:
+        records = read_records(args.results)
+        items = pick_for_review(
+            records, args.metric, uncertain=args.uncertain, random_share=args.random,
+            seed=args.seed,
+        )  # fmt: skip
+        args.out.mkdir(parents=True, exist_ok=True)
+        page, table = args.out / "review.html", args.out / "review.csv"
+        page.write_text(review_page(items, title=args.results.name), encoding="utf-8")
+        review_csv(items, table)
+    except (SampleError, OSError, ValueError) as error:
+        err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
+        return USAGE_ERROR
+    picks = {k: sum(i.pick == k for i in items) for k in ("uncertain", "random", "unscorable")}
+    console.print(
+        f"{len(items)} claims to label ({picks['uncertain']} nearest the decision, "
+        f"{picks['random']} at random, {picks['unscorable']} of unscorable samples): open "
+        f"{page} in a browser and export the labels, or fill the label column of {table}; then "
+        "ragrecall calibrate LABELS",
+        soft_wrap=True,
+    )
+    return OK
