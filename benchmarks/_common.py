@@ -119,14 +119,6 @@ def attributionbench_rows(root: Path, split: str, limit: int, seed: int) -> list
     ]
 
 
-def balanced_accuracy(gold: Sequence[bool], pred: Sequence[bool]) -> float | None:
-    pos = [p for g, p in zip(gold, pred, strict=True) if g]
-    neg = [not p for g, p in zip(gold, pred, strict=True) if not g]
-    if not pos or not neg:
-        return None
-    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
-
-
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     n = len(x)
     if n < 3:

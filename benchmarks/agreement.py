@@ -31,7 +31,6 @@ from _common import (
     add_judge_args,
     attributionbench_rows,
     auc,
-    balanced_accuracy,
     commit,
     data_dir,
     fmt,
@@ -50,6 +49,7 @@ from rapidfuzz import fuzz
 
 from ragrecall import ContextRecall, EvaluationReport, evaluate, split_sentences, structured
 from ragrecall.prompts import PER_CLAIM_PROMPT, Passage, QuotedSupport, Support
+from ragrecall.stats import balanced_accuracy
 
 
 def claim_prompt(system: str) -> ChatPromptTemplate:

@@ -24,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import (
     attributionbench_rows,
-    balanced_accuracy,
     data_dir,
     fmt,
     lfqa_answers,
@@ -33,6 +32,7 @@ from _common import (
 )
 
 from ragrecall import Decision, word_overlap
+from ragrecall.stats import balanced_accuracy
 
 
 def main() -> int:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field, ValidationError
 from ._errors import CalibrationError, SampleError
 from ._metrics.attribution import DEFAULT_DECISION, Decision
 from .prompts import PROMPT_VERSION
+from .stats import balanced_accuracy, cohen_kappa, expected_calibration_error
 
 __all__ = [
     "Agreement",
@@ -222,8 +223,9 @@ def calibrate(
         tuned = _out_of_fold(fold_of, folds, lambda train: _tuned_predict(fit, train))
         agreement_after = agreement([t > 0.5 for t in tuned], fit_truth, after_p)
     else:
+        ece = expected_calibration_error(after_p, fit_truth) if after_p else None
         agreement_after = agreement_before.model_copy(
-            update={"ece": _ece(after_p, fit_truth) if after_p else agreement_before.ece}
+            update={"ece": ece if after_p else agreement_before.ece}
         )
     profile = CalibrationProfile(
         judge=judge,
@@ -289,7 +291,7 @@ def _best_decision(fit: Fit) -> Decision:
     truth = [y for _, y in fit]
 
     def rank(d: Decision) -> tuple[float, float]:
-        ba = _balanced_accuracy([_counts(d, x) for x, _ in fit], truth) or 0.0
+        ba = balanced_accuracy(truth, [_counts(d, x) for x, _ in fit]) or 0.0
         distance = abs(d.support_threshold - DEFAULT_DECISION.support_threshold)
         distance += abs(d.lexical_weight - DEFAULT_DECISION.lexical_weight)
         return ba, -distance
@@ -306,8 +308,8 @@ def _decide(
 
     def gain(idx: Sequence[int]) -> float | None:
         t = [truth[i] for i in idx]
-        a = _balanced_accuracy([tuned[i] for i in idx], t)
-        b = _balanced_accuracy([default[i] for i in idx], t)
+        a = balanced_accuracy(t, [tuned[i] for i in idx])
+        b = balanced_accuracy(t, [default[i] for i in idx])
         return None if a is None or b is None else a - b
 
     observed = gain(range(len(fit))) or 0.0
@@ -331,46 +333,16 @@ def _agreement(
     Stat = Callable[[Sequence[bool], Sequence[bool]], float | None]
 
     def on(stat: Stat) -> Callable[[Sequence[int]], float | None]:
-        return lambda idx: stat([pred[i] for i in idx], [true[i] for i in idx])
+        return lambda idx: stat([true[i] for i in idx], [pred[i] for i in idx])
 
     return Agreement(
         n=len(pred),
-        balanced_accuracy=_balanced_accuracy(pred, true),
-        balanced_accuracy_ci=_bootstrap(on(_balanced_accuracy), len(pred), resamples, seed),
-        kappa=_kappa(pred, true),
-        kappa_ci=_bootstrap(on(_kappa), len(pred), resamples, seed),
-        ece=_ece(p, true) if p is not None and len(p) == len(true) else None,
+        balanced_accuracy=balanced_accuracy(true, pred),
+        balanced_accuracy_ci=_bootstrap(on(balanced_accuracy), len(pred), resamples, seed),
+        kappa=cohen_kappa(true, pred),
+        kappa_ci=_bootstrap(on(cohen_kappa), len(pred), resamples, seed),
+        ece=expected_calibration_error(p, true) if p is not None and len(p) == len(true) else None,
     )
-
-
-def _balanced_accuracy(pred: Sequence[bool], true: Sequence[bool]) -> float | None:
-    pos = [p for p, t in zip(pred, true, strict=True) if t]
-    neg = [not p for p, t in zip(pred, true, strict=True) if not t]
-    if not pos or not neg:
-        return None
-    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
-
-
-def _kappa(pred: Sequence[bool], true: Sequence[bool]) -> float | None:
-    n = len(pred)
-    if not n:
-        return None
-    observed = sum(p == t for p, t in zip(pred, true, strict=True)) / n
-    yes_p, yes_t = sum(pred) / n, sum(true) / n
-    chance = yes_p * yes_t + (1 - yes_p) * (1 - yes_t)
-    return None if chance >= 1 else (observed - chance) / (1 - chance)
-
-
-def _ece(p: Sequence[float], true: Sequence[bool], bins: int = 10) -> float | None:
-    if not p:
-        return None
-    total = 0.0
-    for k in range(bins):
-        idx = [i for i, x in enumerate(p) if min(int(x * bins), bins - 1) == k]
-        if idx:
-            gap = sum(p[i] for i in idx) / len(idx) - sum(true[i] for i in idx) / len(idx)
-            total += abs(gap) * len(idx)
-    return total / len(p)
 
 
 def _bootstrap(

@@ -46,7 +46,8 @@ PROMPTS = [
 # fmt: on
 # fmt: off
 STATS = [
-    "WilcoxonResult", "bootstrap_ci", "mean", "minimum_detectable_difference", "paired_effect_size",
+    "WilcoxonResult", "balanced_accuracy", "bootstrap_ci", "cohen_kappa",
+    "expected_calibration_error", "mean", "minimum_detectable_difference", "paired_effect_size",
     "ranks", "sign_flip_test", "smallest_p_value", "wilcoxon_signed_rank",
 ]
 # fmt: on
