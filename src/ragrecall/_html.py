@@ -164,6 +164,7 @@ def _verdict_html(sample: Sample, v: ClaimVerdict) -> str:
         f'<div class="verdict">{mark} {escape(v.claim)} '
         + (f'<span class="pill">chunk {escape(chunks)}</span>' if chunks else "")
         + (f'<span class="pill">p {v.p_supported:.2f}</span>' if v.p_supported is not None else "")
+        + ('<span class="pill">uncertain: check</span>' if v.uncertain else "")
         + f'<div class="dim">{escape(v.reason)}</div>'
     )
     body = ""
@@ -184,9 +185,12 @@ def _result_html(sample: Sample, name: str, result: RecallResult, runs: list[flo
         + (f' <span class="dim">({escape(result.reason)})</span>' if result.reason else "")
     )
     spread = ""
+    if result.interval is not None:
+        low, high = result.interval
+        spread = f' <span class="pill">90% [{_fmt(low, 2)}, {_fmt(high, 2)}] from the judge</span>'
     scored = [s for s in runs if s is not None]
     if len(scored) > 1:
-        spread = (
+        spread += (
             f' <span class="pill">runs {", ".join(_fmt(s, 2) for s in runs)}; std '
             f"{statistics.stdev(scored):.3f}</span>"
         )
@@ -206,14 +210,18 @@ def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str
     for name in metrics:
         s = summarize(ordered, name)
         ci = "" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
+        both = s.ci_with_judge
+        with_judge = "" if both is None else f"[{both[0]:.3f}, {both[1]:.3f}]"
         rows.append(
             f"<tr><td>{escape(name)}</td>{_cell(_fmt(s.mean), numeric=True)}"
-            f"{_cell(ci, numeric=True)}{_cell(str(len(s.scores)), numeric=True)}"
+            f"{_cell(ci, numeric=True)}{_cell(with_judge, numeric=True)}"
+            f"{_cell(str(len(s.scores)), numeric=True)}"
             f"{_cell(str(s.unscorable), numeric=True)}</tr>"
         )
     body.append(
         "<h2>Summary</h2><table><thead><tr><th>metric</th><th>mean</th><th>95% CI</th>"
-        f"<th>scored</th><th>unscorable</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        "<th>95% CI with judge uncertainty</th><th>scored</th><th>unscorable</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
     )
     body.append("<h2>Score distribution</h2>")
     for name in metrics:

@@ -245,6 +245,18 @@ class ClaimVerdict(BaseModel):
         description="Share of the claim's content words in its best-matching context sentence "
         "(the word check mixed into the decision, where the judge gives logprobs).",
     )
+    uncertain: bool = Field(
+        False,
+        description="The decision was close: P(supported) mixed with the word check lies within "
+        "0.1 of the support threshold. A person should check this verdict.",
+    )
+
+    def p_counted(self) -> float:
+        """The probability that the claim is supported, as the result states it: the
+        (calibrated) confidence where the judge gave logprobs, else 1 or 0 by the verdict."""
+        if self.confidence is None:
+            return 1.0 if self.attributed else 0.0
+        return self.confidence if self.attributed else 1.0 - self.confidence
 
 
 class RecallResult(BaseModel):
@@ -263,6 +275,11 @@ class RecallResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     judge: JudgeInfo | None = None
     elapsed_s: float = 0.0
+    interval: tuple[float, float] | None = Field(
+        None,
+        description="90% interval of the recall from the claims' (calibrated) P(supported): "
+        "the judge's uncertainty about this sample. None where the judge gave no logprobs.",
+    )
     calibration: str | None = Field(
         None,
         description="The id of the calibration profile that decided the verdicts and scaled "

@@ -32,6 +32,8 @@ class MetricSummary:
     scores: list[float] = field(default_factory=list)
     stds: list[float] = field(default_factory=list)  # per sample, with repeats
     runs: int = 0  # the most runs a sample had (repeats)
+    judge_variance: float = 0.0  # summed over samples: the variance of each recall that the
+    # claims' P(supported) imply (0 for claims decided without logprobs)
 
     @property
     def unscorable(self) -> int:
@@ -51,6 +53,18 @@ class MetricSummary:
         return bootstrap_ci(self.scores, resamples=2000) if len(self.scores) > 1 else None
 
     @property
+    def ci_with_judge(self) -> tuple[float, float] | None:
+        """95% interval of the mean combining the spread between samples with the judge's
+        uncertainty within each (normal approximation; None without logprobs)."""
+        n = len(self.scores)
+        if n < 2 or not self.judge_variance:
+            return None
+        between = statistics.variance(self.scores) / n
+        half = 1.96 * math.sqrt(between + self.judge_variance / n**2)
+        mean = statistics.fmean(self.scores)
+        return max(0.0, mean - half), min(1.0, mean + half)
+
+    @property
     def noise_se(self) -> float | None:
         """The standard error of the mean that judge noise alone accounts for (repeats)."""
         if not self.stds or not self.scores:
@@ -63,6 +77,9 @@ class MetricSummary:
         if score is not None:
             self.scores.append(score)
         result = record.results.get(self.name)
+        if score is not None and result is not None and result.verdicts:
+            ps = [v.p_counted() for v in result.verdicts]
+            self.judge_variance += sum(p * (1 - p) for p in ps) / len(ps) ** 2
         runs = result.runs if result is not None else []
         self.runs = max(self.runs, len(runs))
         scored = [s for s in runs if s is not None]
@@ -156,6 +173,9 @@ class RunSummary:
         )
         for column in ("metric", "mean", "95% CI", "scored", "unscorable"):
             table.add_column(column, justify="left" if column == "metric" else "right")
+        with_judge = any(s.ci_with_judge is not None for s in self.metrics)
+        if with_judge:
+            table.add_column("95% CI with judge uncertainty", justify="right")
         if repeats > 1:
             table.add_column("judge noise ±", justify="right")
             table.add_column("mean / max sample std", justify="right")
@@ -168,6 +188,9 @@ class RunSummary:
                 str(len(s.scores)),
                 f"{s.unscorable} ({s.unscorable_share:.0%})",
             ]
+            if with_judge:
+                both = s.ci_with_judge
+                row.append("" if both is None else f"[{both[0]:.3f}, {both[1]:.3f}]")
             if repeats > 1:
                 noise = s.noise_se
                 row.append("" if noise is None else f"{1.96 * noise:.3f}")

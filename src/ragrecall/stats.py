@@ -6,7 +6,9 @@ test (exact distribution up to 50 non-zero differences, normal approximation wit
 correction beyond). For reading a non-significant comparison: the paired effect size
 (Cohen's d_z), the smallest p-value the exact sign-flip test can reach, and the minimum
 detectable mean difference (normal approximation). For agreement with people's labels:
-balanced accuracy, Cohen's kappa and the expected calibration error of a probability.
+balanced accuracy, Cohen's kappa and the expected calibration error of a probability. For a
+judge's own uncertainty: the interval of a share of independent uncertain items (the
+Poisson-binomial distribution).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "minimum_detectable_difference",
     "paired_effect_size",
     "ranks",
+    "share_interval",
     "sign_flip_test",
     "smallest_p_value",
     "wilcoxon_signed_rank",
@@ -266,3 +269,23 @@ def expected_calibration_error(
             observed = sum(truth[i] for i in idx) / len(idx)
             total += abs(stated - observed) * len(idx)
     return total / len(probabilities)
+
+
+def share_interval(probabilities: Sequence[float], level: float = 0.9) -> tuple[float, float]:
+    """The central ``level`` interval of the share of items that hold, when item i holds
+    independently with probability ``probabilities[i]`` (exact: the Poisson-binomial
+    distribution, by dynamic programming)."""
+    n = len(probabilities)
+    if not n:
+        raise ValueError("share_interval needs at least one probability")
+    pmf = [1.0]
+    for p in probabilities:
+        pmf = [
+            (pmf[k] if k < len(pmf) else 0.0) * (1 - p) + (pmf[k - 1] * p if k else 0.0)
+            for k in range(len(pmf) + 1)
+        ]
+    tail = (1 - level) / 2
+    cdf = list(itertools.accumulate(pmf))
+    low = next(k for k, c in enumerate(cdf) if c > tail + _TOLERANCE)
+    high = next((k for k, c in enumerate(cdf) if c >= 1 - tail - _TOLERANCE), n)
+    return low / n, high / n

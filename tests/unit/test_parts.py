@@ -48,7 +48,7 @@ PROMPTS = [
 STATS = [
     "WilcoxonResult", "balanced_accuracy", "bootstrap_ci", "cohen_kappa",
     "expected_calibration_error", "mean", "minimum_detectable_difference", "paired_effect_size",
-    "ranks", "sign_flip_test", "smallest_p_value", "wilcoxon_signed_rank",
+    "ranks", "share_interval", "sign_flip_test", "smallest_p_value", "wilcoxon_signed_rank",
 ]
 # fmt: on
 

@@ -77,9 +77,16 @@ class Decision:
     def counts(self, p_supported: float, overlap: float) -> bool:
         """``(1 - lexical_weight) * P(supported) + lexical_weight * overlap`` reaches
         ``support_threshold``."""
-        w = self.lexical_weight
-        return (1 - w) * p_supported + w * overlap >= self.support_threshold
+        return self.margin(p_supported, overlap) >= 0
 
+    def margin(self, p_supported: float, overlap: float) -> float:
+        """How far the mix of P(supported) and the word check lies above the threshold."""
+        w = self.lexical_weight
+        return (1 - w) * p_supported + w * overlap - self.support_threshold
+
+
+# A claim whose mix lies this close to the threshold is marked uncertain: a person should check.
+UNCERTAIN_MARGIN = 0.1
 
 # ContextRecall's defaults; a calibration profile moves them only when labels show a gain.
 DEFAULT_DECISION = Decision(support_threshold=0.55, lexical_weight=0.3)
@@ -258,11 +265,13 @@ def _decide(
 ) -> ClaimVerdict:
     confidence: float | None = None
     overlap: float | None = None
+    uncertain = False
     overturned = ""
     if p_supported is not None:
         overlap = max(word_overlap(claim, p.text) for p in window)
         judge_says = p_supported >= decision.support_threshold
         supported = decision.counts(p_supported, overlap)
+        uncertain = abs(decision.margin(p_supported, overlap)) < UNCERTAIN_MARGIN
         confidence = p_supported if supported else 1 - p_supported
         if supported != judge_says:
             leaning = "supported" if judge_says else "unsupported"
@@ -288,6 +297,7 @@ def _decide(
             confidence=confidence,
             p_supported=p_supported,
             word_overlap=overlap,
+            uncertain=uncertain,
         )
 
     if not supported:

@@ -20,6 +20,7 @@ from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
 from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, PassageRenderer, render_passages
+from ..stats import share_interval
 from .attribution import Decision, Evidence, Strategy, Verdict, attribute, attribution_chain, pack
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
@@ -297,8 +298,16 @@ class ContextRecall(Metric[RecallResult]):
             claim_set=claim_set_hash(claims),
             verdicts=verdicts,
             missing=[v.claim for v in verdicts if not v.attributed],
+            interval=_interval(verdicts),
             calibration=None if profile is None else profile.id,
         )
+
+
+def _interval(verdicts: list[ClaimVerdict]) -> tuple[float, float] | None:
+    """The recall's 90% interval from the claims' P(supported), if the judge gave any."""
+    if all(v.confidence is None for v in verdicts):
+        return None
+    return share_interval([v.p_counted() for v in verdicts])
 
 
 def _scaled(verdict: ClaimVerdict, profile: CalibrationProfile) -> ClaimVerdict:
