@@ -332,7 +332,7 @@ def attribution(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
     gold, pred, p_yes, items = [], [], [], []
     for row, result in zip(rows, report.results["context_recall"], strict=True):
         items.append({"bench": "attributionbench", "id": row["id"], "gold": row["gold"],
-                      "result": result.model_dump(mode="json")})
+                      "source": row.get("source"), "result": result.model_dump(mode="json")})
         if result.score is None:
             continue
         verdict = result.verdicts[0]
