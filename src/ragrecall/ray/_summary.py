@@ -18,9 +18,8 @@ __all__ = ["iter_records", "report", "summarize"]
 
 def iter_records(results: ray.data.Dataset, metrics: Sequence[str]) -> Iterator[Record]:
     """The results dataset as records (one per sample, all its metrics), streamed."""
-    rows = (
-        row for batch in results.iter_batches(batch_format="pyarrow") for row in batch.to_pylist()
-    )
+    batches = results.iter_batches(batch_format="pyarrow")
+    rows = (row for batch in batches for row in pa.table(batch).to_pylist())
     return records(rows, len(metrics))
 
 
