@@ -11,15 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import ray
+from fakes import ScriptedJudge
+from faultserver import FaultServer
 
-ray = pytest.importorskip("ray")
-
-from fakes import ScriptedJudge  # noqa: E402
-from faultserver import FaultServer  # noqa: E402
-
-import ragrecall.ray as rr  # noqa: E402
-from ragrecall import ClaimCache, ContextRecall, Sample, evaluate  # noqa: E402
-from ragrecall.cli import main  # noqa: E402
+import ragrecall.ray as rr
+from ragrecall import ClaimCache, ContextRecall, Sample, evaluate
+from ragrecall.cli import main
 
 TESTS = Path(__file__).resolve().parents[1]
 KEYWORD = rr.factory("ray_judges:keyword")
@@ -153,9 +151,9 @@ def test_a_429_storm_keeps_the_cluster_under_its_rate_limit(tmp_path: Path) -> N
     rpm, n = 480, 30  # 8 requests a second for the whole cluster
     data = [
         {
-            "question": f"What does cat {i} do? fault=rate_limit",
+            "question": f"What does cat {i} do?",
             "reference": f"Cat {i} purrs.",
-            "contexts": [f"Cat {i} purrs."],
+            "contexts": [f"Cat {i} purrs. fault=rate_limit"],
         }
         for i in range(n)
     ]
@@ -166,8 +164,9 @@ def test_a_429_storm_keeps_the_cluster_under_its_rate_limit(tmp_path: Path) -> N
             {"claims": "sentences", "strategy": "batched"},
         )
         run = rr.run(
-            data, [spec], out=tmp_path / "out", workers=2, concurrency_per_worker=8, rpm=rpm
-        )
+            data, [spec], out=tmp_path / "out", workers=2, concurrency_per_worker=8, rpm=rpm,
+            batch_size=8,
+        )  # fmt: skip
         got = by_content(run.results)
     assert len(got) == n
     assert {r["status"] for r in got.values()} == {"scored"}

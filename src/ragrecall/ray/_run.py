@@ -90,9 +90,7 @@ def start(
         "num_cpus": num_cpus,
         "num_gpus": num_gpus,
         "batch_format": "pyarrow",
-        "max_restarts": -1,
-        "max_task_retries": -1,
-    }
+    }  # Ray Data restarts a lost actor and retries its batches (max_restarts=-1 by default)
     first = next((s for s in specs if s.decomposes), None)
     seeded = decompose_once and first is not None and todo != 0
     if seeded:
