@@ -186,7 +186,8 @@ def _identified(
 
     identified = ds.map_batches(identify, batch_format="pyarrow", num_cpus=LIGHT)
     grouped = identified.groupby("key", num_partitions=_PARTITIONS)
-    return grouped.map_groups(number, batch_format="pyarrow", num_cpus=LIGHT)
+    # materialized (in the object store) before any actor pool holds the CPUs a shuffle needs
+    return grouped.map_groups(number, batch_format="pyarrow", num_cpus=LIGHT).materialize()
 
 
 _PARTITIONS = 8
@@ -275,15 +276,19 @@ class _Claims:
             column = [_task(Sample.model_validate_json(t)) for t in table["sample"].to_pylist()]
             return table.append_column("task", pa.array(column, pa.string()))
 
+        # Each shuffle is materialized before an actor pool holds the CPUs it needs.
         distinct = (
             samples.map_batches(tasks, batch_format="pyarrow", num_cpus=LIGHT)
             .groupby("task", num_partitions=_PARTITIONS)
             .map_groups(first, batch_format="pyarrow", num_cpus=LIGHT)
+            .materialize()
         )
         claims = self._decompose(distinct).materialize()
-        return samples.map_batches(with_task, batch_format="pyarrow", num_cpus=LIGHT).join(
+        tasked = samples.map_batches(with_task, batch_format="pyarrow", num_cpus=LIGHT)
+        joined = tasked.join(
             claims, join_type="left_outer", num_partitions=_PARTITIONS, on=("task",)
         )
+        return joined.materialize()
 
 
 def _parts(out: Path) -> list[Path]:
