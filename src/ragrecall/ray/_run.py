@@ -187,7 +187,9 @@ def _identified(
     identified = ds.map_batches(identify, batch_format="pyarrow", num_cpus=LIGHT)
     grouped = identified.groupby("key", num_partitions=_PARTITIONS)
     # materialized (in the object store) before any actor pool holds the CPUs a shuffle needs
-    return grouped.map_groups(number, batch_format="pyarrow", num_cpus=LIGHT).materialize()
+    numbered = grouped.map_groups(number, batch_format="pyarrow", num_cpus=LIGHT)
+    done_numbering: ray.data.Dataset = numbered.materialize()
+    return done_numbering
 
 
 _PARTITIONS = 8
@@ -285,10 +287,10 @@ class _Claims:
         )
         claims = self._decompose(distinct).materialize()
         tasked = samples.map_batches(with_task, batch_format="pyarrow", num_cpus=LIGHT)
-        joined = tasked.join(
+        joined: ray.data.Dataset = tasked.join(
             claims, join_type="left_outer", num_partitions=_PARTITIONS, on=("task",)
-        )
-        return joined.materialize()
+        ).materialize()
+        return joined
 
 
 def _parts(out: Path) -> list[Path]:
