@@ -5,6 +5,8 @@ the cluster, resumed runs, and ``eval --engine ray``."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,7 +70,10 @@ def by_content(results: Any) -> dict[str, dict[str, Any]]:
     return {r["content"]: r for r in rows}
 
 
-def test_public_names() -> None:
+def test_public_names_and_the_core_never_imports_ray() -> None:
+    code = "import sys, ragrecall, ragrecall.cli; print('ray' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
     assert sorted(rr.__all__) == sorted(
         [
             "JudgeSpec",
