@@ -93,16 +93,16 @@ def start(
     }  # Ray Data restarts a lost actor and retries its batches (max_restarts=-1 by default)
     first = next((s for s in specs if s.decomposes), None)
     seeded = decompose_once and first is not None and todo != 0
+    budgeted = limits.max_calls is not None or limits.max_tokens is not None
     if seeded:
         assert first is not None
-        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers)
+        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, budgeted)
         if table is None:
             samples = claims.joined(samples)
         else:
             table = claims.attached(table)
     if table is not None:
         samples = _blocks(table, batch)
-    budgeted = limits.max_calls is not None or limits.max_tokens is not None
     results = samples.map_batches(
         Scorer,
         fn_constructor_args=(
@@ -217,14 +217,15 @@ class _Claims:
         batch: int,
         pool: dict[str, Any],
         workers: int,
+        budgeted: bool,
     ):
         self.spec, self.gate, self.concurrency = spec, gate, concurrency
-        self.batch, self.pool, self.workers = batch, pool, workers
+        self.batch, self.pool, self.workers, self.budgeted = batch, pool, workers, budgeted
 
     def _decompose(self, tasks: ray.data.Dataset) -> ray.data.Dataset:
         return tasks.map_batches(
             Decomposer,
-            fn_constructor_args=(self.spec, self.gate, self.concurrency),
+            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.budgeted),
             batch_size=self.batch,
             **self.pool,
         )

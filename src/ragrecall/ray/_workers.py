@@ -42,10 +42,10 @@ class Decomposer:
     """Claims of distinct (reference, question) tasks, by the first decomposing metric (its
     claim store is consulted first, and keeps what the judge returns)."""
 
-    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int):
+    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int, budgeted: bool):
         self.metric = _limited(spec.build(), gate)
         assert isinstance(self.metric, ContextRecall)
-        self.gate, self.concurrency = gate, concurrency
+        self.gate, self.concurrency, self.budgeted = gate, concurrency, budgeted
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
@@ -60,14 +60,18 @@ class Decomposer:
 
         async def one(row: dict[str, Any]) -> dict[str, Any]:
             sample = Sample(reference=row["reference"], user_input=row["question"])
+            none = {"task": row["task"], "claims": None, "claims_judge": None}
             async with slots:
+                held = (1, 0) if self.budgeted else (0, 0)  # a decomposition fits the budget
+                if self.budgeted and not await self.gate.admit.remote(*held):
+                    return none
                 try:
                     claim_set = await metric.aclaim_set(sample)
                 except JudgeError:  # the sample decomposes on its own, and says why it failed
-                    return {"task": row["task"], "claims": None, "claims_judge": None}
-            if self.gate is not None:
-                used = claim_set.usage
-                self.gate.settle.remote((0, 0), used.calls, _tokens(used))
+                    self.gate.settle.remote(held, 0, 0)
+                    return none
+            used = claim_set.usage
+            self.gate.settle.remote(held, used.calls, _tokens(used))
             keep = claim_set.source in ("judge", "store")  # rules carry a note: not seeded
             claims = claim_set.claims if keep else None
             return {"task": row["task"], "claims": claims, "claims_judge": judge_id}
