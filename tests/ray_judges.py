@@ -21,15 +21,13 @@ def keyword() -> BaseChatModel:
 
 def killer() -> BaseChatModel:
     """The keyword judge, slowed to 20 ms a call, that kills its own Ray actor (``ray.kill``)
-    on its 30th call, once in the cluster (the first to create ``$RAGRECALL_TEST_KILL``)."""
-    calls = 0
+    when it is shown a passage saying ``kill=me``, once in the cluster (the first to create the
+    file ``$RAGRECALL_TEST_KILL``): the batch in flight is lost with the actor."""
 
     def reply(messages: Sequence[BaseMessage]) -> Any:
-        nonlocal calls
-        calls += 1
         time.sleep(0.02)
         marker = os.environ.get("RAGRECALL_TEST_KILL")
-        if marker and calls == 30:
+        if marker and any("kill=me" in str(m.content) for m in messages):
             try:
                 os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
             except FileExistsError:

@@ -93,7 +93,8 @@ def test_public_names_and_the_core_never_imports_ray() -> None:
 
 def test_results_on_ray_equal_evaluate_and_references_decompose_once(tmp_path: Path) -> None:
     data = samples(200)
-    spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"})
+    store = str(tmp_path / "claims.sqlite")  # a store of its own: no claims from other tests
+    spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store)
     run = rr.run(data, [spec], out=tmp_path / "out", workers=2, concurrency_per_worker=8)
     got = by_content(run.results)
     local = evaluate(data, [ContextRecall(ScriptedJudge(), strategy="batched", cache=ClaimCache())])
@@ -144,6 +145,7 @@ def test_a_lost_part_is_scored_again_and_nothing_twice(tmp_path: Path) -> None:
 
 def test_an_actor_killed_mid_run_loses_no_sample(cluster: Path, tmp_path: Path) -> None:
     data = samples(120)
+    data[70]["contexts"] = [*data[70]["contexts"], "kill=me"]  # its actor dies scoring it
     spec = rr.MetricSpec("context_recall", rr.factory("ray_judges:killer"), {"claims": "sentences"})
     run = rr.run(data, [spec], out=tmp_path / "out", workers=2, concurrency_per_worker=4)
     assert cluster.exists(), "no actor was killed"
@@ -216,7 +218,8 @@ def test_the_example_dataset_with_the_embedded_judge_on_two_workers(tmp_path: Pa
 
 def test_a_ray_dataset_input_decomposes_once_by_shuffle_and_join(tmp_path: Path) -> None:
     data = samples(40) + samples(40)[:4]  # four rows twice: the same task, occurrences 1 and 2
-    spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"})
+    store = str(tmp_path / "claims.sqlite")  # a store of its own: no claims from other tests
+    spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store)
     run = rr.run(ray.data.from_items(data), [spec], out=tmp_path / "out", workers=2)
     rows = run.results.take_all()
     ids = Counter((r["key"], r["occurrence"]) for r in rows)
