@@ -182,7 +182,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             if args.traces_out:
                 raise SampleError("--traces-out is not supported with --engine ray")
             ray_options = replace(options, claim_cache=None)
-            return run_ray(args, samples, names, ray_options, console, err_console)
+            return run_ray(args, samples, names, ray_options, console, err_console, _finish)
         if args.out:
             store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
         metrics = build_metrics(names, judge, options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -50,8 +50,10 @@ def run_ray(
     options: MetricOptions,
     console: Console,
     err_console: Console,
+    finish: Callable[..., int],
 ) -> int:
-    """Score ``samples`` on Ray and finish as the local engine does (``_eval._finish``)."""
+    """Score ``samples`` on Ray and ``finish`` as the local engine does (``_eval._finish``:
+    the summary, the report, the gates and the exit code)."""
     try:
         import ray
 
@@ -61,8 +63,6 @@ def run_ray(
             f"[red]error:[/] --engine ray needs Ray: pip install 'ragrecall[ray]' ({err})"
         )
         return USAGE_ERROR
-    from . import _eval
-
     if args.workers < 1:
         err_console.print("[red]error:[/] --workers must be at least 1")
         return USAGE_ERROR
@@ -110,7 +110,7 @@ def run_ray(
         spent=state["spent"],
     )
     elapsed = time.perf_counter() - start
-    return _eval._finish(summary, records, budget, elapsed, len(samples), args, console)
+    return finish(summary, records, budget, elapsed, len(samples), args, console)
 
 
 def _judge(args: argparse.Namespace) -> Any:
