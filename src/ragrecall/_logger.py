@@ -28,6 +28,7 @@ from ._data import to_sample
 from ._metrics.base import Metric
 from ._schemas import RecallResult, Sample
 from ._sinks import RecallRecord, Sink
+from .adapters import SampleKey, check_rate, sampled
 
 __all__ = ["LoggerStats", "RecallLogger"]
 
@@ -43,13 +44,23 @@ class LoggerStats:
     dropped: int = 0
     unscorable: int = 0
     sink_errors: int = 0
+    sampled_out: int = 0  # submitted but outside ``sample_rate`` (not scored, by design)
+    sample_rate: float = 1.0  # the share of submitted samples scored
+
+    @property
+    def scored_share(self) -> str:
+        """The sampling, stated: "100%" or "25% sampled: 48 of 190 submitted"."""
+        if self.sample_rate >= 1.0:
+            return "100%"
+        kept = self.submitted - self.sampled_out
+        return f"{self.sample_rate:.0%} sampled: {kept} of {self.submitted} submitted"
 
 
 @dataclass(frozen=True)
 class _Job:
     sample: Sample
     run_id: str | None
-    extra: Mapping[str, Any]
+    extra: dict[str, Any]
 
 
 class RecallLogger:
@@ -64,6 +75,10 @@ class RecallLogger:
         inline: score in the caller's thread instead (``submit`` returns when written).
         exit_timeout: seconds to wait at program exit for queued samples, if the logger was
             not closed (``None``: wait for all).
+        sample_rate: the share of submitted samples to score, picked by a hash of
+            ``sample_key`` (``"query"``: the query text, or ``"run_id"``), so the same queries
+            are scored run after run; the others are counted in ``stats.sampled_out``, and
+            each record carries the rate in ``extra["sample_rate"]``.
     """
 
     def __init__(
@@ -76,6 +91,8 @@ class RecallLogger:
         workers: int = 1,
         inline: bool = False,
         exit_timeout: float | None = 30.0,
+        sample_rate: float = 1.0,
+        sample_key: SampleKey = "query",
     ):
         if not metrics:
             raise ValueError("RecallLogger needs at least one metric")
@@ -86,7 +103,8 @@ class RecallLogger:
         self.on_full = on_full
         self.inline = inline
         self.exit_timeout = exit_timeout
-        self.stats = LoggerStats()
+        self.stats = LoggerStats(sample_rate=check_rate(sample_rate))
+        self.sample_key = sample_key
         self._lock = threading.Lock()
         self._queue: queue.Queue[_Job | None] = queue.Queue(maxsize=max_queue)
         self._threads = (
@@ -113,8 +131,15 @@ class RecallLogger:
         if self._closed:
             raise RuntimeError("this RecallLogger is closed")
         job = _Job(to_sample(sample), run_id, dict(extra or {}))
+        key = job.sample.user_input if self.sample_key == "query" else run_id
+        chosen = sampled(key, self.stats.sample_rate)
         with self._lock:
             self.stats.submitted += 1
+            self.stats.sampled_out += not chosen
+        if not chosen:
+            return
+        if self.stats.sample_rate < 1.0:
+            job.extra["sample_rate"] = self.stats.sample_rate
         if self.inline:
             self._process(job)
             return

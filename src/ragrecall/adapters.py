@@ -6,20 +6,33 @@ function, run on the loop ``ragrecall.evaluate`` uses).
 Samples, a DataFrame, a .jsonl/.json/.csv/.parquet path: anything ``ragrecall.load_samples``
 reads), or a callable ``query -> reference | None``. A reference is a string, or a dict /
 Sample that may also carry ``reference_claims`` (which skips decomposition).
+
+``sampled`` picks the share of production traffic to score (``sample_rate=``), by a hash of
+the query text or run id: the same queries are scored run after run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, Generic, TypeAlias, TypeVar
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 from ._data import load_samples
 from ._evaluate import blocking
 from ._schemas import Sample
 
-__all__ = ["ReferenceBook", "References", "RunTree", "as_reference", "blocking"]
+__all__ = [
+    "ReferenceBook",
+    "References",
+    "RunTree",
+    "SampleKey",
+    "as_reference",
+    "blocking",
+    "check_rate",
+    "sampled",
+]
 
 # The reference-side fields a reference may carry besides the answer itself.
 _REFERENCE_FIELDS = ("reference_claims", "reference_ids", "reference_contexts", "relevance")
@@ -133,3 +146,23 @@ class RunTree(Generic[K]):
     def root(self, run: K) -> K:
         """The outermost known ancestor of ``run`` (``run`` itself when it has no parent)."""
         return self.ancestors(run)[-1]
+
+
+# What production traffic is sampled on: the query text, or the framework's run (trace) id.
+SampleKey = Literal["query", "run_id"]
+
+
+def check_rate(rate: float) -> float:
+    """``rate`` if it is a share in [0, 1]; ValueError otherwise."""
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"sample_rate must be in [0, 1], not {rate}")
+    return rate
+
+
+def sampled(key: str | None, rate: float) -> bool:
+    """Whether the retrieval keyed ``key`` is in the scored share ``rate``: a hash of the key,
+    so the same queries (or runs) are scored run after run, on every machine."""
+    if rate >= 1.0:
+        return True
+    digest = hashlib.sha256((key or "").encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") < rate * 2**64

@@ -57,7 +57,10 @@ def test_public_api_is_pinned() -> None:
     assert sorted(ragrecall.__all__) == sorted(PUBLIC)
     for name in ragrecall.__all__:
         assert hasattr(ragrecall, name), name
-    adapters = ["ReferenceBook", "References", "RunTree", "as_reference", "blocking"]
+    adapters = [
+        "ReferenceBook", "References", "RunTree", "SampleKey", "as_reference", "blocking",
+        "check_rate", "sampled",
+    ]  # fmt: skip
     for module, names in (
         (ragrecall.prompts, PROMPTS),
         (ragrecall.stats, STATS),

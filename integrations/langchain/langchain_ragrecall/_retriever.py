@@ -37,7 +37,14 @@ from ragrecall import (
     Sample,
     Sink,
 )
-from ragrecall.adapters import ReferenceBook, References, as_reference
+from ragrecall.adapters import (
+    ReferenceBook,
+    References,
+    SampleKey,
+    as_reference,
+    check_rate,
+    sampled,
+)
 
 from ._documents import documents_to_chunks
 
@@ -54,6 +61,8 @@ class RetrieverStats:
     submitted: int = 0
     no_reference: int = 0
     errors: int = 0
+    sampled_out: int = 0  # outside ``sample_rate``: not scored, by design
+    sample_rate: float = 1.0
 
 
 log = logging.getLogger("ragrecall")
@@ -75,6 +84,10 @@ class RecallRetriever(BaseRetriever):
         inline: score before returning the documents instead of on a worker thread.
         on_full: when the queue is full, ``"drop"`` (count it, keep retrieval fast; the
             default) or ``"block"``.
+        sample_rate: the share of retrievals to score, picked by a hash of ``sample_key``
+            (``"query"``: the query text, the default, or ``"run_id"``), so the same queries
+            are scored run after run; the rest count in ``stats.sampled_out``, and records
+            carry the rate in ``extra["sample_rate"]``.
 
     Use it as a context manager, or call ``flush()`` / ``close()`` to wait for the scores.
     """
@@ -84,6 +97,7 @@ class RecallRetriever(BaseRetriever):
     retriever: Runnable[str, list[Document]]
     reference_key: str = "reference"
     inline: bool = False
+    sample_key: SampleKey = "query"
 
     _references: ReferenceBook = PrivateAttr()
     _logger: RecallLogger = PrivateAttr()
@@ -106,9 +120,18 @@ class RecallRetriever(BaseRetriever):
         workers: int = 1,
         keep: int = 1000,
         reference_key: str = "reference",
+        sample_rate: float = 1.0,
+        sample_key: SampleKey = "query",
         **kwargs: Any,
     ):
-        super().__init__(retriever=retriever, reference_key=reference_key, inline=inline, **kwargs)
+        super().__init__(
+            retriever=retriever,
+            reference_key=reference_key,
+            inline=inline,
+            sample_key=sample_key,
+            **kwargs,
+        )
+        self._stats.sample_rate = check_rate(sample_rate)
         self._references = ReferenceBook(references)
         self._records = deque(maxlen=keep)
         if logger is not None:
@@ -201,8 +224,14 @@ class RecallRetriever(BaseRetriever):
         run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
     ) -> tuple[Sample, str, dict[str, Any]] | None:
         """The sample to score, or None (counted) when no reference is known."""
+        rate = self._stats.sample_rate
+        key = query if self.sample_key == "query" else str(run_manager.run_id)
+        chosen = sampled(key, rate)
         with self._lock:
             self._stats.retrievals += 1
+            self._stats.sampled_out += not chosen
+        if not chosen:
+            return None
         try:
             reference = as_reference(query, run_manager.metadata.get(self.reference_key))
             if reference is None and self._references:
@@ -221,6 +250,7 @@ class RecallRetriever(BaseRetriever):
         extra = {
             "parent_run_id": str(parent) if parent else None,
             "retriever": self.name or self.retriever.get_name(),
+            **({"sample_rate": rate} if rate < 1.0 else {}),
         }
         return sample, str(run_manager.run_id), extra
 

@@ -16,8 +16,8 @@ import random
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterator
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
@@ -32,7 +32,17 @@ from tenacity import (
 from .._errors import JudgeError, JudgeRateLimitError
 from .._schemas import Usage
 
-__all__ = ["DEFAULT_TIMEOUT", "Call", "Policy", "Reply", "Steps", "ask", "run_async", "run_sync"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Call",
+    "Limiter",
+    "Policy",
+    "Reply",
+    "Steps",
+    "ask",
+    "run_async",
+    "run_sync",
+]
 
 T = TypeVar("T")
 
@@ -54,6 +64,20 @@ Steps = Generator[Call, Any, T]
 DEFAULT_TIMEOUT = 300.0
 
 
+class Limiter(Protocol):
+    """A rate limit shared beyond this process (``ragrecall.ray``'s cluster-wide gate).
+
+    The driver awaits ``acquire`` (or calls ``acquire_blocking``) before every attempt, and
+    calls ``retry_after`` when the judge asked for a pause, so every client sharing the
+    limiter waits, not only the one that was told."""
+
+    async def acquire(self) -> None: ...
+
+    def acquire_blocking(self) -> None: ...
+
+    def retry_after(self, seconds: float) -> None: ...
+
+
 @dataclass(frozen=True)
 class Policy:
     """Retries and deadline for each judge call.
@@ -62,12 +86,14 @@ class Policy:
     the wait doubles with each retry (up to a minute), plus up to ``backoff`` of jitter.
     ``max_wait``: the longest ``Retry-After`` honoured; a server that asks for more (a spent
     daily quota, say) ends the call at once with a JudgeRateLimitError saying so.
+    ``limiter``: a rate limit shared with other processes (None: none).
     """
 
     max_retries: int = 3
     timeout: float | None = DEFAULT_TIMEOUT
     backoff: float = 1.0
     max_wait: float = 120.0
+    limiter: Limiter | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -156,6 +182,8 @@ def run_sync(steps: Steps[T], policy: Policy) -> T:
         try:
             for attempt in Retrying(**_retry_args(policy)):
                 with attempt:
+                    if policy.limiter is not None:
+                        policy.limiter.acquire_blocking()
                     _count(call, attempt.retry_state)
                     driver.reply = _invoke_within(call, policy.timeout)
         except Exception as exc:
@@ -170,6 +198,8 @@ async def run_async(steps: Steps[T], policy: Policy) -> T:
         try:
             async for attempt in AsyncRetrying(**_retry_args(policy)):
                 with attempt:
+                    if policy.limiter is not None:
+                        await policy.limiter.acquire()
                     _count(call, attempt.retry_state)
                     driver.reply = await _within(call.runnable.ainvoke(call.input), policy.timeout)
         except Exception as exc:
@@ -231,6 +261,8 @@ def _retry_args(policy: Policy) -> dict[str, Any]:
         """Honour a server's Retry-After; otherwise exponential backoff with jitter."""
         after = asked(state)
         if after is not None:
+            if policy.limiter is not None and after <= policy.max_wait:
+                policy.limiter.retry_after(after)
             return after
         backoff = policy.backoff * 2.0 ** (state.attempt_number - 1)
         return min(backoff + random.uniform(0, policy.backoff), 60.0)

@@ -19,7 +19,7 @@ import argparse
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -40,6 +40,7 @@ from .._run import Budget, identities, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
 from ..prompts import PROMPT_VERSION
+from ._eval_ray import add_ray_arguments, run_ray
 from ._exit import (
     BUDGET_STOPPED,
     GATE_FAILED,
@@ -157,6 +158,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="show a progress bar (default: when stderr is a terminal)",
     )
     add_traces_arguments(p)
+    add_ray_arguments(p)
     p.set_defaults(func=run_eval)
 
 
@@ -187,6 +189,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         )
         if args.dry_run:
             return _dry_run(args, samples, names, judge, options, console)
+        if getattr(args, "engine", "local") == "ray":
+            if args.traces_out:
+                raise SampleError("--traces-out is not supported with --engine ray")
+            ray_options = replace(options, claim_cache=None)
+            return run_ray(args, samples, names, ray_options, console, err_console, _finish)
         if args.out:
             store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
         metrics = build_metrics(names, judge, options)
@@ -286,7 +293,8 @@ def _check_args(args: argparse.Namespace) -> None:
     for failed, message in checks:
         if failed:
             raise SampleError(message)
-    outputs = ((args.out, "--out"), (args.report, "--report"), (args.traces_out, "--traces-out"))
+    out = args.out if getattr(args, "engine", "local") == "local" else None  # ray: a directory
+    outputs = ((out, "--out"), (args.report, "--report"), (args.traces_out, "--traces-out"))
     for path, flag in outputs:
         if path is not None:
             check_writable(path, flag)

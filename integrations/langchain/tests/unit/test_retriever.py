@@ -293,3 +293,25 @@ def test_latency_overhead_with_a_slow_judge(
     done.set()
     retriever.close()
     assert len(retriever.records) == retriever.stats.submitted
+
+
+def test_sample_rate_scores_the_same_queries_every_run(
+    base_retriever: VectorStoreRetriever, questions: dict[str, str]
+) -> None:
+    from ragrecall.adapters import sampled
+
+    queries = [f"{q} ({i})" for q in questions for i in range(20)]
+    references = {q: REF for q in queries}
+    runs = []
+    for _ in range(2):
+        with RecallRetriever(
+            base_retriever, references, metrics=[recall()], sample_rate=0.3, inline=True
+        ) as retriever:
+            for q in queries:
+                retriever.invoke(q)
+        runs.append(sorted(r.query or "" for r in retriever.records))
+        assert retriever.stats.sampled_out == len(queries) - len(runs[-1])
+        assert retriever.stats.sample_rate == 0.3
+        assert {r.extra["sample_rate"] for r in retriever.records} == {0.3}
+    assert runs[0] == runs[1] == sorted(q for q in queries if sampled(q, 0.3))
+    assert 0 < len(runs[0]) < len(queries)

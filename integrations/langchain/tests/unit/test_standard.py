@@ -41,8 +41,10 @@ class TestRecallRetrieverStandard(RetrieversIntegrationTests):
 
 
 def test_the_callers_config_reaches_the_wrapped_retriever() -> None:
-    inner = _store().as_retriever(search_kwargs={"k": 1}).configurable_fields(
-        search_kwargs=ConfigurableField(id="search_kwargs")
+    inner = (
+        _store()
+        .as_retriever(search_kwargs={"k": 1})
+        .configurable_fields(search_kwargs=ConfigurableField(id="search_kwargs"))
     )
     config = {"configurable": {"search_kwargs": {"k": 3}}}
     assert len(inner.invoke("Eiffel Tower", config=config)) == 3
@@ -52,8 +54,10 @@ def test_the_callers_config_reaches_the_wrapped_retriever() -> None:
 
 
 async def test_the_callers_config_reaches_the_wrapped_retriever_async() -> None:
-    inner = _store().as_retriever(search_kwargs={"k": 1}).configurable_fields(
-        search_kwargs=ConfigurableField(id="search_kwargs")
+    inner = (
+        _store()
+        .as_retriever(search_kwargs={"k": 1})
+        .configurable_fields(search_kwargs=ConfigurableField(id="search_kwargs"))
     )
     with RecallRetriever(inner) as wrapped:
         config = {"configurable": {"search_kwargs": {"k": 2}}}

@@ -196,3 +196,18 @@ def test_detach_removes_the_handlers(
     query_engine.query("What colour are bananas?")
     logger.flush()
     assert seen == []
+
+
+def test_sample_rate_skips_the_queries_outside_the_share(
+    query_engine: BaseQueryEngine, references: dict[str, str], seen: list[RecallRecord]
+) -> None:
+    from ragrecall.adapters import sampled
+
+    logger = RecallLogger([recall()], [CallableSink(seen.append)])
+    with logger, RecallCapture(logger, references, sample_rate=0.5) as capture:
+        for q in references:
+            query_engine.query(q)
+    chosen = sorted(q for q in references if sampled(q, 0.5))
+    assert sorted(r.query or "" for r in seen) == chosen
+    assert capture.sampled_out == len(references) - len(chosen)
+    assert all(r.extra["sample_rate"] == 0.5 for r in seen)

@@ -43,7 +43,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 from pydantic import PrivateAttr
 
 from ragrecall import RecallLogger, Sample
-from ragrecall.adapters import ReferenceBook, References, RunTree
+from ragrecall.adapters import ReferenceBook, References, RunTree, SampleKey, check_rate, sampled
 
 from ._nodes import chunks_from_nodes, source_nodes
 
@@ -74,16 +74,30 @@ class RecallCapture:
         references: query text -> reference answer (or a mapping of Sample fields), as a
             mapping, a callable returning None when unknown, or a dataset with questions and
             references. Queries match exactly, then with case and whitespace folded.
+        sample_rate: the share of queries to score, picked by a hash of ``sample_key``
+            (``"query"``: the query text, the default, or ``"run_id"``: the span id), so the
+            same queries are scored run after run; the rest count in ``sampled_out``, and
+            records carry the rate in ``extra["sample_rate"]``.
 
     Use as a context manager (attach on enter, detach and flush the logger on exit), or call
     ``attach()`` / ``detach()``. Records carry the query span's id as ``run_id``.
     """
 
-    def __init__(self, logger: RecallLogger, references: ReferenceLookup) -> None:
+    def __init__(
+        self,
+        logger: RecallLogger,
+        references: ReferenceLookup,
+        *,
+        sample_rate: float = 1.0,
+        sample_key: SampleKey = "query",
+    ) -> None:
         self.logger = logger
         self.references = ReferenceBook(references)
+        self.sample_rate = check_rate(sample_rate)
+        self.sample_key = sample_key
         self.submitted = 0
         self.skipped = 0  # queries without a known reference
+        self.sampled_out = 0  # outside ``sample_rate``: not scored, by design
         self._lock = threading.Lock()
         self._spans_open: RunTree[str] = RunTree()
         self._open: dict[str, _Open] = {}
@@ -182,6 +196,13 @@ class RecallCapture:
         response: str | None,
         extra: dict[str, Any],
     ) -> None:
+        key = item.query if self.sample_key == "query" else span_id
+        if not sampled(key, self.sample_rate):
+            with self._lock:
+                self.sampled_out += 1
+            return
+        if self.sample_rate < 1.0:
+            extra = {**extra, "sample_rate": self.sample_rate}
         reference = self.references.lookup(item.query)
         if reference is None:
             with self._lock:

@@ -1,0 +1,172 @@
+"""Past one process: evaluate() against ragrecall.ray, on a judge that answers in fixed time.
+
+    python benchmarks/scale_ray.py [--samples 5000] [--delay 0.2] [--concurrency 32 64]
+        [--workers 1 2 4] [--cpus N] [--summary out.json]
+
+A local OpenAI-compatible server (``throughput.py``'s, a child process on loopback) answers
+every chat completion after ``--delay`` seconds. ``--samples`` samples of one claim and one
+chunk each (one judge call per sample) are scored by ``ragrecall.evaluate`` in this process at
+each ``--concurrency``, then by ``ragrecall.ray`` (a local cluster of ``--cpus`` CPUs) with
+each ``--workers`` count at the largest concurrency in total (split evenly across workers, CPUs
+likewise). Reported: samples/s, efficiency (ideal = requests x delay / concurrency), overhead
+per sample ((wall - ideal) / samples, Ray's actor start-up included), driver peak RSS (before
+and after each run) and each worker's peak RSS (sampled every 0.2 s). Targets (issue 18): Ray
+with 2 workers >= 1.6x one process at the same concurrency; overhead < 5 ms a sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import os
+import resource
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import psutil
+from _common import commit, write_json
+from throughput import delayed_server, openai_judge, rows, server_stats
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def local_run(base_url: str, count: int, concurrency: int, delay: float) -> dict[str, Any]:
+    from ragrecall import ContextRecall, aevaluate
+
+    async def run() -> int:
+        judge = openai_judge(base_url)
+        metric = ContextRecall(judge, claims="sentences", window_tokens=4096)
+        report = await aevaluate(rows(count), [metric], concurrency=concurrency,
+                                 show_progress=False, max_retries=0)
+        await judge.root_async_client.close()
+        return sum(r.score is not None for r in report.results["context_recall"])
+
+    server_stats(base_url, reset=True)
+    start = time.perf_counter()
+    scored = asyncio.run(run())
+    seconds = time.perf_counter() - start
+    return summary("evaluate()", 1, concurrency, count, scored, seconds, base_url, delay, {})
+
+
+class WorkerMemory:
+    """Peak RSS of each Ray scoring worker, sampled while a run goes on."""
+
+    def __init__(self) -> None:
+        self.peaks: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            for proc in psutil.process_iter(["pid", "cmdline", "memory_info"]):
+                cmd = " ".join(proc.info["cmdline"] or [])
+                if "MapBatches(Scorer)" in cmd and proc.info["memory_info"]:
+                    mb = proc.info["memory_info"].rss / 2**20
+                    self.peaks[proc.info["pid"]] = max(self.peaks.get(proc.info["pid"], 0), mb)
+
+    def __enter__(self) -> WorkerMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
+            delay: float) -> dict[str, Any]:
+    import ragrecall.ray as rr
+
+    judge = functools.partial(openai_judge, base_url)
+    spec = rr.MetricSpec("context_recall", judge,
+                         {"claims": "sentences", "window_tokens": 4096, "max_retries": 0})
+    server_stats(base_url, reset=True)
+    with WorkerMemory() as memory:
+        start = time.perf_counter()
+        results = rr.evaluate(rows(count), [spec], workers=workers,
+                              concurrency_per_worker=total // workers,
+                              num_cpus=cpus / workers, batch_size=4 * total // workers)
+        scored = 0
+        seen: set[tuple[str, int]] = set()
+        for batch in results.iter_batches(batch_format="pyarrow"):
+            for key, occurrence, status in zip(batch["key"].to_pylist(),
+                                               batch["occurrence"].to_pylist(),
+                                               batch["status"].to_pylist(), strict=True):
+                seen.add((key, occurrence))
+                scored += status == "scored"
+        seconds = time.perf_counter() - start
+    extra = {"distinct_samples": len(seen),
+             "worker_peak_rss_mb": sorted(round(v) for v in memory.peaks.values())}
+    return summary("ragrecall.ray", workers, total, count, scored, seconds, base_url, delay,
+                   extra)
+
+
+def summary(tool: str, workers: int, concurrency: int, count: int, scored: int, seconds: float,
+            base_url: str, delay: float, extra: dict[str, Any]) -> dict[str, Any]:
+    stats = server_stats(base_url)
+    ideal = stats["requests"] * delay / concurrency
+    return {"tool": tool, "workers": workers, "concurrency": concurrency, "samples": count,
+            "scored": scored, "requests": stats["requests"],
+            "max_in_flight": stats["max_in_flight"], "seconds": seconds,
+            "samples_per_s": count / seconds, "ideal_s": ideal, "efficiency": ideal / seconds,
+            "overhead_ms_per_sample": (seconds - ideal) / count * 1e3,
+            "driver_peak_rss_mb": round(peak_rss_mb()), **extra}
+
+
+def show(r: dict[str, Any]) -> None:
+    print(f"{r['tool']:14} workers {r['workers']}  concurrency {r['concurrency']:3}  "
+          f"{r['samples_per_s']:7.1f} samples/s  efficiency {r['efficiency']:6.1%}  "
+          f"overhead {r['overhead_ms_per_sample']:6.2f} ms/sample  scored {r['scored']}/"
+          f"{r['samples']}  driver peak {r['driver_peak_rss_mb']} MB"
+          + (f"  worker peaks {r['worker_peak_rss_mb']} MB" if "worker_peak_rss_mb" in r else ""),
+          flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=5000)
+    parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[32, 64])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--cpus", type=float, default=float(os.cpu_count() or 2))
+    parser.add_argument("--summary", type=Path, default=None)
+    args = parser.parse_args()
+    import ray
+
+    here = str(Path(__file__).resolve().parent)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    ray.init(num_cpus=int(args.cpus), object_store_memory=300 * 2**20, include_dashboard=False,
+             log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([src, here])}})
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    out: list[dict[str, Any]] = []
+    with delayed_server(args.delay) as base_url:
+        for concurrency in args.concurrency:
+            out.append(local_run(base_url, args.samples, concurrency, args.delay))
+            show(out[-1])
+        total = max(args.concurrency)
+        for workers in args.workers:
+            out.append(ray_run(base_url, args.samples, workers, total, args.cpus, args.delay))
+            show(out[-1])
+    one = next(r for r in out if r["tool"] == "evaluate()" and r["concurrency"] == total)
+    for r in out:
+        if r["tool"] == "ragrecall.ray":
+            print(f"ray {r['workers']} workers / one process at {total}: "
+                  f"{r['samples_per_s'] / one['samples_per_s']:.2f}x")
+    if args.summary:
+        write_json(args.summary, {"commit": commit(), "args": vars(args) | {"summary": None},
+                                  "runs": out})
+    ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""What runs on the Ray workers: a ``Decomposer`` (distinct references -> claims) and a
+``Scorer`` (samples -> result rows). Each is a callable class for ``map_batches`` on an actor
+pool: it builds its metrics once, then scores each batch on one long-lived event loop, with
+``concurrency`` samples (or references) in flight."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pyarrow as pa
+
+from .._errors import JudgeError
+from .._evaluate import astream, blocking
+from .._metrics.base import Metric
+from .._metrics.claims import ClaimCache
+from .._metrics.context_recall import ContextRecall
+from .._metrics.estimate import run_estimator
+from .._results_file import Record
+from .._schemas import RecallResult, Sample, Usage
+from ..prompts import PROMPT_VERSION
+from ._gate import GateClient
+from ._rows import RESULT_SCHEMA, result_rows
+from ._spec import MetricSpec
+
+__all__ = ["CLAIMS_SCHEMA", "Decomposer", "Scorer"]
+
+CLAIMS_SCHEMA = pa.schema(
+    [("task", pa.string()), ("claims", pa.list_(pa.string())), ("claims_judge", pa.string())]
+)
+
+
+def _limited(metric: Metric[RecallResult], gate: Any) -> Metric[RecallResult]:
+    if gate is not None:
+        metric.policy = replace(metric.policy, limiter=GateClient(gate))
+    return metric
+
+
+class Decomposer:
+    """Claims of distinct (reference, question) tasks, by the first decomposing metric (its
+    claim store is consulted first, and keeps what the judge returns)."""
+
+    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int, budgeted: bool):
+        self.metric = _limited(spec.build(), gate)
+        assert isinstance(self.metric, ContextRecall)
+        self.gate, self.concurrency, self.budgeted = gate, concurrency, budgeted
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        rows = batch.to_pylist()
+        found = blocking(self._claims)(rows)
+        return pa.Table.from_pylist(found, CLAIMS_SCHEMA)
+
+    async def _claims(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        metric = self.metric
+        assert isinstance(metric, ContextRecall)
+        slots = asyncio.Semaphore(self.concurrency)
+        judge_id = metric.judge_id()
+
+        async def one(row: dict[str, Any]) -> dict[str, Any]:
+            sample = Sample(reference=row["reference"], user_input=row["question"])
+            none = {"task": row["task"], "claims": None, "claims_judge": None}
+            async with slots:
+                held = (1, 0) if self.budgeted else (0, 0)  # a decomposition fits the budget
+                if self.budgeted and not await self.gate.admit.remote(*held):
+                    return none
+                try:
+                    claim_set = await metric.aclaim_set(sample)
+                except JudgeError:  # the sample decomposes on its own, and says why it failed
+                    self.gate.settle.remote(held, 0, 0)
+                    return none
+            used = claim_set.usage
+            self.gate.settle.remote(held, used.calls, _tokens(used))
+            keep = claim_set.source in ("judge", "store")  # rules carry a note: not seeded
+            claims = claim_set.claims if keep else None
+            return {"task": row["task"], "claims": claims, "claims_judge": judge_id}
+
+        return list(await asyncio.gather(*(one(r) for r in rows)))
+
+
+class Scorer:
+    """Result rows of a batch of samples (SAMPLE_SCHEMA, with ``claims`` when the first pass
+    ran). Claims decomposed by the first pass are put in each decomposing metric's claim store
+    (in memory here) before its samples are scored, so attribution is all that is left."""
+
+    def __init__(
+        self,
+        specs: Sequence[MetricSpec],
+        gate: Any,
+        concurrency: int,
+        repeats: int,
+        timeout: float | None,
+        seeded: bool,
+        budgeted: bool,
+    ):
+        self.metrics = [
+            _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate)
+            for s in specs
+        ]
+        self.gate, self.concurrency, self.repeats, self.timeout = (
+            gate,
+            concurrency,
+            repeats,
+            timeout,
+        )
+        self.estimate = run_estimator(self.metrics, repeats) if budgeted else None
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        rows = batch.to_pylist()
+        out = blocking(self._score)(rows)
+        return pa.Table.from_pylist(out, RESULT_SCHEMA)
+
+    def _seed(self, sample: Sample, claims: list[str] | None, judge_id: str | None) -> None:
+        reference = (sample.reference or "").strip()
+        if not claims or not reference:
+            return
+        for metric in self.metrics:
+            atomic = isinstance(metric, ContextRecall) and metric.claims == "atomic"
+            if atomic and judge_id is not None and metric.judge_id() == judge_id:
+                question = sample.user_input or ""
+                key = ClaimCache.key(reference, question, judge_id, PROMPT_VERSION)
+                metric.cache.put(key, claims)  # type: ignore[attr-defined]
+
+    async def _score(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        samples = [Sample.model_validate_json(r["sample"]) for r in rows]
+        for row, sample in zip(rows, samples, strict=True):
+            self._seed(sample, row.get("claims"), row.get("claims_judge"))
+        held: dict[int, tuple[int, int]] = {}
+
+        def skip(sample: Sample) -> bool:
+            if self.estimate is None or self.gate is None:
+                return False
+            import ray
+
+            est = self.estimate(sample)
+            need = (est.calls, est.prompt_tokens + est.completion_tokens)
+            if not ray.get(self.gate.admit.remote(*need)):
+                return True
+            held[id(sample)] = need
+            return False
+
+        out: list[dict[str, Any]] = []
+        stream = astream(
+            samples,
+            self.metrics,
+            concurrency=self.concurrency,
+            timeout=self.timeout,
+            repeats=self.repeats,
+            skip=skip,
+        )
+        async for scored in stream:
+            row = rows[scored.index]
+            record = Record(
+                row["key"],
+                row["index"],
+                scored.sample,
+                scored.results,
+                row["occurrence"],
+                row["content"],
+            )
+            out.extend(result_rows(record))
+            if self.gate is not None:
+                used = sum((r.usage for r in scored.results.values()), Usage())
+                need = held.pop(id(scored.sample), (0, 0))
+                self.gate.settle.remote(need, used.calls, _tokens(used))
+        return out
+
+
+def _tokens(usage: Usage) -> int:
+    return usage.prompt_tokens + usage.completion_tokens
