@@ -13,6 +13,7 @@ from ._calibration import (
     calibrate,
     read_labels,
 )
+from ._batch.evaluate import evaluate_batch
 from ._data import load_samples
 from ._errors import (
     CalibrationError,
@@ -145,6 +146,7 @@ __all__ = [
     "decomposition_chain",
     "default_claim_cache",
     "evaluate",
+    "evaluate_batch",
     "instructs_judge",
     "load_samples",
     "load_traces",
