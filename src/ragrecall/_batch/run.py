@@ -74,11 +74,13 @@ def run_rounds(
     while True:
         waiting: list[list[str]] = []  # per sample still waiting: the requests it waits for
         left: list[int] = []
+        keep: set[str] = set()  # the answers the samples still waiting replay
         for index in todo:
             results, needs = _replay(samples[index], metrics, exchange)
             if results is None:
                 left.append(index)
                 waiting.append(needs)
+                keep |= exchange.used
                 continue
             (key, occurrence), content = ids[index]
             record = Record(key, index, samples[index], results, occurrence, content)
@@ -87,6 +89,8 @@ def run_rounds(
         budget.usage = journal.usage
         if not left:
             return
+        for request in [r for r in exchange.answers if r not in keep]:
+            del exchange.answers[request]  # memory: the answers of finished samples go
         new = _admit(waiting, exchange, journal, budget)
         exchange.asked.clear()
         if new:
