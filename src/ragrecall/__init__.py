@@ -6,6 +6,7 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 
 from typing import TYPE_CHECKING, Any
 
+from ._batch.evaluate import evaluate_batch
 from ._calibration import (
     Agreement,
     CalibrationProfile,
@@ -13,7 +14,6 @@ from ._calibration import (
     calibrate,
     read_labels,
 )
-from ._batch.evaluate import evaluate_batch
 from ._data import load_samples
 from ._errors import (
     CalibrationError,
