@@ -217,3 +217,20 @@ def test_partial_metric_factories(tmp_path: Path) -> None:
         )
     assert set(report.results) == {"context_recall", "response_recall"}
     assert all(r.status == "scored" for rs in report.results.values() for r in rs)
+
+
+def test_a_batch_cancelled_at_the_provider_ends_its_open_requests(tmp_path: Path) -> None:
+    """Cancelling is the user's word: what was answered is kept, the rest is unscorable with
+    the provider's reason (not sent again)."""
+    data = rows(8)
+    with BatchServer(polls_to_finish=4) as server:
+
+        def cancel(message: str) -> None:
+            if "round 2" in message:
+                server.cancel(server.batches[-1])
+
+        report = run_batch(server, data, tmp_path / "out.jsonl", notify=cancel)
+        assert [b.status for b in server.batches] == ["completed", "cancelled"]
+    reasons = {r.reason for r in report.results["context_recall"] if r.status == "unscorable"}
+    assert reasons and all("batch_cancelled" in r for r in reasons)
+    assert len(lines(tmp_path / "out.jsonl")) == 8
