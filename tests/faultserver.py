@@ -38,7 +38,7 @@ from typing import Any
 from fakes import keyword_reply
 from langchain_core.messages import convert_to_messages
 
-__all__ = ["FAULTS", "SCENARIOS", "FaultServer", "Request"]
+__all__ = ["FAULTS", "SCENARIOS", "FaultServer", "Request", "completion"]
 
 FAULTS = (
     "rate_limit",
@@ -160,6 +160,54 @@ def _format(body: dict[str, Any]) -> str:
     return str(response_format.get("type", "text"))
 
 
+def completion(body: dict[str, Any], fault: str | None = None) -> dict[str, Any]:
+    """The chat.completion answering ``body`` as the keyword judge would, spoiled by ``fault``
+    (``wrong_schema``, ``wrong_length``, ``empty``, ``truncated``; others leave it whole)."""
+    reply: Any = keyword_reply(convert_to_messages(body.get("messages") or []))
+    if fault == "wrong_schema":
+        reply = {"verdict": "yes", "confidence": "high"}
+    elif fault == "wrong_length":
+        reply = {"verdicts": (reply.get("verdicts") or [])[:-1]}
+    text = "" if fault == "empty" else json.dumps(reply)
+    if fault == "truncated":
+        text = text[: len(text) // 2]
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    tools = body.get("tools")
+    if tools and fault != "empty":
+        name = tools[0]["function"]["name"]
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": name, "arguments": text},
+                }
+            ],
+        }
+    prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 4
+    return {
+        "id": "chatcmpl-fault",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "fault-judge"),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": len(text) // 4,
+            "total_tokens": prompt + len(text) // 4,
+        },
+    }
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
@@ -206,7 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "drop":
             self._drop()
         elif fault == "truncated_body":
-            data = json.dumps(self._completion(body, fault)).encode()
+            data = json.dumps(completion(body, fault)).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -214,7 +262,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data[: len(data) // 2])
             self._drop()
         else:
-            self._send(200, self._completion(body, fault))
+            self._send(200, completion(body, fault))
 
     def _drop(self) -> None:
         self.close_connection = True
@@ -244,48 +292,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:  # the client gave up
             self.close_connection = True
-
-    def _completion(self, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        reply: Any = keyword_reply(convert_to_messages(body.get("messages") or []))
-        if fault == "wrong_schema":
-            reply = {"verdict": "yes", "confidence": "high"}
-        elif fault == "wrong_length":
-            reply = {"verdicts": (reply.get("verdicts") or [])[:-1]}
-        text = "" if fault == "empty" else json.dumps(reply)
-        if fault == "truncated":
-            text = text[: len(text) // 2]
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        tools = body.get("tools")
-        if tools and fault != "empty":
-            name = tools[0]["function"]["name"]
-            message = {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": "call_1",
-                        "type": "function",
-                        "function": {"name": name, "arguments": text},
-                    }
-                ],
-            }
-        prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 4
-        return {
-            "id": "chatcmpl-fault",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "fault-judge"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
-                    "logprobs": None,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": len(text) // 4,
-                "total_tokens": prompt + len(text) // 4,
-            },
-        }

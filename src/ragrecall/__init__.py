@@ -6,6 +6,7 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 
 from typing import TYPE_CHECKING, Any
 
+from ._batch.evaluate import evaluate_batch
 from ._calibration import (
     Agreement,
     CalibrationProfile,
@@ -145,6 +146,7 @@ __all__ = [
     "decomposition_chain",
     "default_claim_cache",
     "evaluate",
+    "evaluate_batch",
     "instructs_judge",
     "load_samples",
     "load_traces",

@@ -30,8 +30,9 @@ PUBLIC = [
     "RetrievalRecall", "RetrievalResult", "SQLiteSink", "Sample", "SampleError", "ScoredSample",
     "Sink", "SubQuestionVerdict", "TracedSamples", "Usage", "aevaluate", "astream",
     "attribution_chain", "claim_set_hash", "decomposition_chain", "default_claim_cache",
-    "evaluate", "instructs_judge", "load_samples", "load_traces", "resolve_judge",
-    "resolve_model", "split_sentences", "structured", "word_overlap", "__version__",
+    "evaluate", "evaluate_batch", "instructs_judge", "load_samples", "load_traces",
+    "resolve_judge", "resolve_model", "split_sentences", "structured", "word_overlap",
+    "__version__",
 ]
 # fmt: on
 

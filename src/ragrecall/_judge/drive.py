@@ -34,6 +34,7 @@ from .._schemas import Usage
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "TRANSIENT_STATUS",
     "Call",
     "Limiter",
     "Policy",
@@ -305,7 +306,7 @@ _TRANSIENT_NAMES = {
     "ConnectError",
     "RemoteProtocolError",
 }
-_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -319,7 +320,7 @@ def is_transient(exc: BaseException) -> bool:
     if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(exc).__mro__):
         return True
     status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and status in _TRANSIENT_STATUS
+    return isinstance(status, int) and status in TRANSIENT_STATUS
 
 
 def retry_after(exc: BaseException) -> float | None:

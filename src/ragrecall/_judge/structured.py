@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from .._errors import JudgeError
 
-__all__ = ["extract_json", "parse_reply", "response_format", "structured"]
+__all__ = ["chat_completions", "extract_json", "parse_reply", "response_format", "structured"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,7 +35,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, dict[str, Any]]:
     """The model constrained to ``schema``; output ``{"raw", "parsed", "parsing_error"}``."""
-    if _chat_completions(model):
+    if chat_completions(model):
         # In the raw request body: the OpenAI client would walk the schema on every call.
         extra_body = {**(model.extra_body or {}), "response_format": response_format(schema)}
         bound = model.bind(extra_body=extra_body)
@@ -47,7 +47,7 @@ def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, d
     return native | RunnableLambda(partial(_salvage, schema=schema), name="salvage_json")
 
 
-def _chat_completions(model: BaseChatModel) -> TypeGuard[ChatOpenAI | AzureChatOpenAI]:
+def chat_completions(model: BaseChatModel) -> TypeGuard[ChatOpenAI | AzureChatOpenAI]:
     """An OpenAI model on the Chat Completions API (not its cousins, such as DeepSeek's, nor
     the Responses API, which takes its schema elsewhere). Unsure: False, the general path."""
     if not isinstance(model, (ChatOpenAI, AzureChatOpenAI)):

@@ -40,6 +40,7 @@ from .._run import Budget, identities, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
 from ..prompts import PROMPT_VERSION
+from ._eval_batch import BATCHES_RUNNING, batched, open_batch, score_in_batches
 from ._eval_ray import add_ray_arguments, run_ray
 from ._exit import (
     BUDGET_STOPPED,
@@ -194,6 +195,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
                 raise SampleError("--traces-out is not supported with --engine ray")
             ray_options = replace(options, claim_cache=None)
             return run_ray(args, samples, names, ray_options, console, err_console, _finish)
+        batch = open_batch(args, judge) if getattr(args, "engine", "local") == "batch" else None
+        if batch is not None:  # one attribution request a sample: two rounds of batches
+            judge = batch.chat
+            options = replace(options, strategy=batched(options.strategy))
         if args.out:
             store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
         metrics = build_metrics(names, judge, options)
@@ -230,23 +235,29 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     start = time.perf_counter()
     stopped: tuple[int, str] | None = None
     try:
-        asyncio.run(
-            score_samples(
-                samples,
-                metrics,
-                ids=idents,
-                store=store,
-                budget=budget,
-                on_record=collect,
-                concurrency=args.concurrency,
-                timeout=args.timeout,
-                repeats=args.repeats,
-                show_progress=args.progress,
+        if batch is not None:
+            assert store is not None  # open_batch asked for --out
+            score_in_batches(
+                batch, samples, metrics, idents, store, budget, collect, args, err_console
             )
-        )
+        else:
+            asyncio.run(
+                score_samples(
+                    samples,
+                    metrics,
+                    ids=idents,
+                    store=store,
+                    budget=budget,
+                    on_record=collect,
+                    concurrency=args.concurrency,
+                    timeout=args.timeout,
+                    repeats=args.repeats,
+                    show_progress=args.progress,
+                )
+            )
     except KeyboardInterrupt:
         code, word = interrupted()
-        stopped = code, f"[yellow]{word}[/]"
+        stopped = code, f"[yellow]{word}[/]" + (BATCHES_RUNNING if batch is not None else "")
     except JudgeModelError as err:
         stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] the judge could not start: {escape(str(err))}"
     finally:
@@ -293,7 +304,7 @@ def _check_args(args: argparse.Namespace) -> None:
     for failed, message in checks:
         if failed:
             raise SampleError(message)
-    out = args.out if getattr(args, "engine", "local") == "local" else None  # ray: a directory
+    out = args.out if getattr(args, "engine", "local") != "ray" else None  # ray: a directory
     outputs = ((out, "--out"), (args.report, "--report"), (args.traces_out, "--traces-out"))
     for path, flag in outputs:
         if path is not None:

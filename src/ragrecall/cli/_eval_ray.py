@@ -23,10 +23,18 @@ __all__ = ["add_ray_arguments", "run_ray"]
 def add_ray_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
-        choices=("local", "ray"),
+        choices=("local", "ray", "batch"),
         default="local",
-        help="where to score: this process (local) or a Ray cluster (ray; pip install "
-        "'ragrecall[ray]'; --out is then a directory of Parquet parts)",
+        help="where to score: this process (local), a Ray cluster (ray; pip install "
+        "'ragrecall[ray]'; --out is then a directory of Parquet parts), or the judge "
+        "provider's Batch API (batch: half price, within a day; needs --out)",
+    )
+    p.add_argument(
+        "--poll",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --engine batch: seconds between batch status checks (30)",
     )
     p.add_argument(
         "--address", default=None, help="with --engine ray: the cluster (default: start one)"

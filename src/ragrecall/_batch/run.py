@@ -1,0 +1,205 @@
+"""Batch mode: score samples through a provider's Batch API (half the price, within a day).
+
+A run goes in rounds. Each round replays every sample still to score, metric by metric,
+against the judge's ``Exchange``: requests a batch answered replay as they came, and the first
+unanswered request of each metric ends that metric's replay. The round's new requests (each
+once, however many samples ask it) go out as batches; the run waits for them to end, records
+what each request got in the journal, and starts the next round. Decomposition is the first
+round and attribution the second; a re-ask or a failed request sent again takes one more.
+A sample is written to the results file once all its metrics finish, exactly as ``eval``
+writes it; failures are results (unscorable, with the batch's reason), never lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .._metrics.base import Metric
+from .._results_file import Record, ResultsFile
+from .._run import Budget, Identity, pending
+from .._schemas import RecallResult, Sample
+from .api import ENDED, BatchAPI, outcomes
+from .exchange import ENDPOINT, Deferred, Exchange
+from .journal import Journal
+
+__all__ = ["BatchSettings", "journal_path", "run_rounds"]
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """``poll_interval``: seconds between status checks; ``max_requests``/``max_bytes``: one
+    batch's input at most (OpenAI's limits: 50,000 requests, 200 MB); ``retries``: times a
+    failed request is sent again (expired, 5xx, rate-limited items)."""
+
+    poll_interval: float = 30.0
+    max_requests: int = 50_000
+    max_bytes: int = 190 * 2**20
+    completion_window: str = "24h"
+    retries: int = 3
+
+
+def journal_path(out: Path) -> Path:
+    """Where a batch run into ``out`` keeps its journal."""
+    return out.with_name(out.name + ".batches.jsonl")
+
+
+def run_rounds(
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric[RecallResult]],
+    *,
+    ids: Sequence[Identity],
+    store: ResultsFile,
+    journal: Journal,
+    api: BatchAPI,
+    exchange: Exchange,
+    budget: Budget,
+    on_record: Callable[[Record], None],
+    settings: BatchSettings = BatchSettings(),
+    notify: Callable[[str], None] = lambda _: None,
+) -> None:
+    """Score the samples not yet in ``store``, in rounds of batches, until each is written or
+    the budget stops new requests (``budget.spent``; ``budget.usage``: the requests the
+    provider ran, as the journal counts them). ``metrics`` judge through ``exchange``."""
+    for metric in metrics:  # replies are at hand: no call needs a deadline (or a thread)
+        metric.policy = replace(metric.policy, timeout=None)
+    exchange.answers = journal.answers
+    todo = pending(ids, store.done)
+    while True:
+        waiting: list[list[str]] = []  # per sample still waiting: the requests it waits for
+        left: list[int] = []
+        keep: set[str] = set()  # the answers the samples still waiting replay
+        for index in todo:
+            results, needs = _replay(samples[index], metrics, exchange)
+            if results is None:
+                left.append(index)
+                waiting.append(needs)
+                keep |= exchange.used
+                continue
+            (key, occurrence), content = ids[index]
+            record = Record(key, index, samples[index], results, occurrence, content)
+            store.append(record)
+            on_record(record)
+        budget.usage = journal.usage
+        if not left:
+            return
+        for request in [r for r in exchange.answers if r not in keep]:
+            del exchange.answers[request]  # memory: the answers of finished samples go
+        new = _admit(waiting, exchange, journal, budget)
+        exchange.asked.clear()
+        if new:
+            journal.rounds += 1
+            for batch, requests in _submit(new, api, settings, journal.rounds):
+                journal.sent(batch, requests, journal.rounds)
+                notify(f"batch {batch}: {len(requests)} requests sent (round {journal.rounds})")
+        if not journal.running:  # nothing new could be sent: the budget is spent
+            return
+        _wait(api, journal, settings, notify)
+        todo = left
+
+
+def _replay(
+    sample: Sample, metrics: Sequence[Metric[RecallResult]], exchange: Exchange
+) -> tuple[dict[str, RecallResult] | None, list[str]]:
+    """Each metric's result on ``sample`` (None while any waits for an answer), and the
+    requests it waits for."""
+    results: dict[str, RecallResult] = {}
+    exchange.used.clear()
+    for metric in metrics:
+        with contextlib.suppress(Deferred):
+            results[metric.name] = metric.score(sample)
+    needs = [r for r in exchange.used if r not in exchange.answers]
+    return (results if len(results) == len(metrics) else None), needs
+
+
+def _admit(
+    waiting: list[list[str]], exchange: Exchange, journal: Journal, budget: Budget
+) -> dict[str, dict[str, Any]]:
+    """The request bodies to send this round: those not sent yet, sample by sample while they
+    fit the budget (every request sent is a call; tokens are known once answered)."""
+    running = {r for requests in journal.running.values() for r in requests}
+    new: dict[str, dict[str, Any]] = {}
+    for needs in waiting:
+        fresh = [r for r in dict.fromkeys(needs) if r not in running and r not in new]
+        if not fresh:
+            continue
+        calls = journal.usage.calls + len(running) + len(new) + len(fresh)
+        tokens = journal.usage.prompt_tokens + journal.usage.completion_tokens
+        over_calls = budget.max_calls is not None and calls > budget.max_calls
+        over_tokens = budget.max_tokens is not None and tokens >= budget.max_tokens
+        if budget.spent or over_calls or over_tokens:
+            budget.spent = True
+            break
+        new.update((r, exchange.asked[r]) for r in fresh)
+    return new
+
+
+def _submit(
+    new: dict[str, dict[str, Any]], api: BatchAPI, settings: BatchSettings, round_: int
+) -> Iterator[tuple[str, list[str]]]:
+    """Upload ``new`` as batch input files within the size limits; each batch's id and
+    request ids as it is created."""
+    with tempfile.TemporaryDirectory(prefix="ragrecall-batch-") as folder:
+        for part, (path, requests) in enumerate(_parts(new, Path(folder), settings)):
+            metadata = {"ragrecall_round": str(round_), "ragrecall_part": str(part)}
+            yield api.submit(path, metadata), requests
+
+
+def _parts(
+    new: dict[str, dict[str, Any]], folder: Path, settings: BatchSettings
+) -> Iterator[tuple[Path, list[str]]]:
+    lines: list[str] = []
+    requests: list[str] = []
+    size = 0
+    written = 0
+
+    def flush() -> tuple[Path, list[str]]:
+        nonlocal written
+        path = folder / f"part-{written}.jsonl"
+        path.write_text("".join(lines), encoding="utf-8")
+        written += 1
+        return path, list(requests)
+
+    for request, body in new.items():
+        line = json.dumps(
+            {"custom_id": request, "method": "POST", "url": ENDPOINT, "body": body},
+            ensure_ascii=False,
+        )
+        line += "\n"
+        grown = size + len(line.encode())
+        if requests and (len(requests) >= settings.max_requests or grown > settings.max_bytes):
+            yield flush()
+            lines.clear()
+            requests.clear()
+            grown = len(line.encode())
+        lines.append(line)
+        requests.append(request)
+        size = grown
+    if requests:
+        yield flush()
+
+
+def _wait(
+    api: BatchAPI, journal: Journal, settings: BatchSettings, notify: Callable[[str], None]
+) -> None:
+    """Poll every running batch until it ends; record what its requests got."""
+    reported: dict[str, str] = {}
+    while journal.running:
+        for batch_id, requests in list(journal.running.items()):
+            batch = api.retrieve(batch_id)
+            counts = batch.request_counts
+            state = batch.status + (f" {counts.completed}/{counts.total}" if counts else "")
+            if reported.get(batch_id) != state:
+                notify(f"batch {batch_id}: {state}")
+                reported[batch_id] = state
+            if batch.status in ENDED:
+                found = outcomes(api, batch, requests)
+                journal.ended(batch_id, batch.status, found, settings.retries)
+        if journal.running:
+            time.sleep(settings.poll_interval)

@@ -1,0 +1,236 @@
+"""Batch mode (``evaluate_batch``, ``eval --engine batch``) against a server that speaks
+OpenAI's Files and Batches API (``batchserver.BatchServer``: the keyword judge of ``fakes``
+answers each request; expired, rejected and partly failed batches are scripted).
+
+The online reference is ``evaluate()`` against ``faultserver.FaultServer``, which answers a
+chat completion exactly as the batch server answers a batch line.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from batchserver import BatchServer
+from faultserver import FaultServer
+from langchain_openai import ChatOpenAI
+
+from ragrecall import ClaimCache, ContextRecall, RecallResult, evaluate, evaluate_batch
+from ragrecall.cli import main
+
+N = 60
+REFERENCES = 20  # sample i answers reference i % 20: 20 distinct decompositions
+VOLATILE = {"usage", "judge", "elapsed_s"}
+
+
+def rows(n: int = N, marker: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """Sample i: 2 claims, "Cats purr" always supported, "Birds sing" when i % 3; a marker
+    ``batch_fault=...`` (in the question: every request of the sample carries it)."""
+    tag = uuid.uuid4().hex[:8]
+    out = []
+    for i in range(n):
+        r = i % REFERENCES
+        fault = f" batch_fault={marker[i]}" if marker and i in marker else ""
+        contexts = [f"Cats purr {tag} {r} loudly."]
+        contexts.append(f"Birds sing {tag} {r} at dawn ({i})." if i % 3 else f"Nothing {i}.")
+        out.append(
+            {
+                "question": f"What do animals do {tag} {r}?{fault}",
+                "reference": f"Cats purr {tag} {r}. Birds sing {tag} {r}.",
+                "contexts": contexts,
+                "sample_id": f"s{i}",
+            }
+        )
+    return out
+
+
+def chat(url: str) -> ChatOpenAI:
+    return ChatOpenAI(base_url=url, api_key="test", model="keyword-judge", max_retries=0)
+
+
+def metric(judge: Any) -> ContextRecall:
+    """A claim store of its own, so that each run decomposes what it needs."""
+    return ContextRecall(judge, strategy="batched", cache=ClaimCache())
+
+
+def run_batch(server: BatchServer, data: list[dict[str, Any]], out: Path, **kw: Any) -> Any:
+    return evaluate_batch(data, [metric], judge=chat(server.url), out=out, poll_interval=0, **kw)
+
+
+def stable(result: RecallResult) -> dict[str, Any]:
+    return result.model_dump(exclude=VOLATILE)
+
+
+def lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_same_results_as_evaluate_in_two_rounds(tmp_path: Path) -> None:
+    data = rows()
+    with FaultServer() as online:
+        expected = evaluate(data, [metric(chat(online.url))], show_progress=False)
+    with BatchServer() as server:
+        report = run_batch(server, data, tmp_path / "out.jsonl")
+        sizes = [b.lines for b in server.batches]
+    got = report.results["context_recall"]
+    assert [stable(r) for r in got] == [stable(r) for r in expected.results["context_recall"]]
+    assert {r.status for r in got} == {"scored"}
+    assert sizes == [REFERENCES, N]  # each reference decomposed once, then one verdict call each
+    assert report.usage.calls == REFERENCES + N and report.usage.retries == 0
+    written = lines(tmp_path / "out.jsonl")
+    assert sorted(r["sample"]["sample_id"] for r in written) == sorted(f"s{i}" for i in range(N))
+
+
+def test_expired_batches_and_failed_items_are_sent_again(tmp_path: Path) -> None:
+    marked = range(0, N, 7)  # a question of their own: a decomposition of their own too
+    data = rows(marker={i: "item_500" for i in marked})
+    with BatchServer(expire={0, 2}) as server:
+        report = run_batch(server, data, tmp_path / "out.jsonl")
+        statuses = [b.status for b in server.batches]
+        attempts = Counter(a.attempt for a in server.log)
+    results = report.results["context_recall"]
+    assert {r.status for r in results} == {"scored"}, [r.reason for r in results]
+    assert statuses[0] == "expired" and "completed" in statuses
+    assert attempts[1] > 0  # an item_500 was executed a second time
+    # every request answered once, plus each attempt that failed (expired ones included)
+    assert report.usage.retries > attempts[1]
+    assert report.usage.calls == REFERENCES + len(marked) + N + report.usage.retries
+    assert len(lines(tmp_path / "out.jsonl")) == N  # each sample once
+
+
+def test_failures_that_last_end_unscorable_with_the_batch_reason(tmp_path: Path) -> None:
+    data = rows(marker={1: "always_500", 2: "item_400"})
+    with BatchServer() as server:
+        report = run_batch(server, data, tmp_path / "out.jsonl")
+        tries = Counter(a.key for a in server.log if a.fault == "always_500")
+    results = report.results["context_recall"]
+    assert results[1].status == "unscorable"
+    assert "500" in results[1].reason and "given up after 4 attempts" in results[1].reason
+    assert results[2].status == "unscorable" and "400" in results[2].reason
+    assert "batch_" in results[1].reason  # names the batch it failed in
+    assert max(tries.values()) == 4  # the first attempt and 3 more
+    assert sum(r.status == "scored" for r in results) == N - 2
+    assert len(lines(tmp_path / "out.jsonl")) == N
+
+
+def test_a_rejected_batch_makes_its_samples_unscorable(tmp_path: Path) -> None:
+    data = rows(10)
+    with BatchServer(fail={0}) as server:
+        report = run_batch(server, data, tmp_path / "out.jsonl")
+        assert len(server.batches) == 1
+    reasons = {r.reason for r in report.results["context_recall"]}
+    assert len(reasons) == 1 and "failed" in reasons.pop()
+    assert len(lines(tmp_path / "out.jsonl")) == 10
+
+
+def test_an_interrupted_run_collects_its_batches_and_pays_nothing_twice(tmp_path: Path) -> None:
+    data = rows()
+    out = tmp_path / "out.jsonl"
+
+    def interrupt(message: str) -> None:
+        if "round 2" in message:
+            raise KeyboardInterrupt
+
+    with BatchServer() as server:
+        with pytest.raises(KeyboardInterrupt):
+            run_batch(server, data, out, notify=interrupt)
+        assert len(server.batches) == 2 and not out.read_text()
+        report = run_batch(server, data, out)
+        sent_twice = [k for k, n in Counter(a.key for a in server.log).items() if n > 1]
+        assert len(server.batches) == 2  # the running batch was polled, not sent again
+    assert sent_twice == []
+    assert {r.status for r in report.results["context_recall"]} == {"scored"}
+    assert len(lines(out)) == N
+
+
+def test_the_budget_stops_sending_and_a_run_again_goes_on(tmp_path: Path) -> None:
+    data = rows()
+    out = tmp_path / "out.jsonl"
+    with BatchServer() as server:
+        report = run_batch(server, data, out, max_calls=REFERENCES + 5)
+        results = report.results["context_recall"]
+        assert report.usage.calls == REFERENCES + 5
+        assert sum(r.status == "scored" for r in results) == 5
+        assert {r.reason for r in results if r.status == "unscorable"} == {
+            "not scored: the budget was spent before it"
+        }
+        assert len(lines(out)) == 5
+        again = run_batch(server, data, out)
+    assert again.usage.calls == N - 5  # the claims were answered already
+    assert {r.status for r in again.results["context_recall"]} == {"scored"}
+    assert len(lines(out)) == N
+
+
+def test_a_torn_journal_line_is_a_batch_to_poll_again(tmp_path: Path) -> None:
+    data = rows(10)
+    out = tmp_path / "out.jsonl"
+    with BatchServer() as server:
+        run_batch(server, data, out)
+        journal = tmp_path / "out.jsonl.batches.jsonl"
+        text = journal.read_text()
+        journal.write_text(text[: text.rindex('{"ended"')] + '{"ended": "ba')  # cut mid-line
+        out.write_text("")  # as if the last samples were not written either
+        report = run_batch(server, data, out)
+    assert {r.status for r in report.results["context_recall"]} == {"scored"}
+
+
+def write_jsonl(path: Path, data: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in data))
+    return path
+
+
+def test_cli_engine_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", rows(12))
+    out = tmp_path / "out.jsonl"
+    with BatchServer() as server:
+        base = ["eval", str(data), "--engine", "batch", "--judge-url", server.url]
+        base += ["--judge", "openai:keyword-judge", "--poll", "0"]
+        assert main([*base, "--out", str(out), "--claims-store", str(tmp_path / "c.db")]) == 0
+        printed = capsys.readouterr()
+        assert "round 1" in printed.err and "round 2" in printed.err
+        assert "PASS" in printed.out
+        assert len(lines(out)) == 12
+        assert main(base) == 2
+        assert "needs --out" in capsys.readouterr().err
+        assert main([*base, "--out", str(tmp_path / "o2.jsonl"), "--repeats", "2"]) == 2
+    not_openai = ["eval", str(data), "--engine", "batch", "--out", str(tmp_path / "o3.jsonl")]
+    not_openai += ["--judge", "anthropic:claude"]
+    assert main(not_openai) == 2
+
+
+def test_partial_metric_factories(tmp_path: Path) -> None:
+    from ragrecall import ResponseRecall
+
+    data = [{**r, "response": r["reference"].split(". ")[0] + "."} for r in rows(6)]
+    with BatchServer() as server:
+        report = evaluate_batch(
+            data,
+            ["context_recall", partial(ResponseRecall, claims="sentences", cache=ClaimCache())],
+            judge=chat(server.url),
+            out=tmp_path / "out.jsonl",
+            poll_interval=0,
+        )
+    assert set(report.results) == {"context_recall", "response_recall"}
+    assert all(r.status == "scored" for rs in report.results.values() for r in rs)
+
+
+def test_a_batch_cancelled_at_the_provider_ends_its_open_requests(tmp_path: Path) -> None:
+    """Cancelling is the user's word: what was answered is kept, the rest is unscorable with
+    the provider's reason (not sent again)."""
+    data = rows(8)
+    with BatchServer(polls_to_finish=4) as server:
+
+        def cancel(message: str) -> None:
+            if "round 2" in message:
+                server.cancel(server.batches[-1])
+
+        report = run_batch(server, data, tmp_path / "out.jsonl", notify=cancel)
+        assert [b.status for b in server.batches] == ["completed", "cancelled"]
+    reasons = {r.reason for r in report.results["context_recall"] if r.status == "unscorable"}
+    assert reasons and all("batch_cancelled" in r for r in reasons)
+    assert len(lines(tmp_path / "out.jsonl")) == 8
