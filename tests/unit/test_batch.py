@@ -234,3 +234,22 @@ def test_a_batch_cancelled_at_the_provider_ends_its_open_requests(tmp_path: Path
     reasons = {r.reason for r in report.results["context_recall"] if r.status == "unscorable"}
     assert reasons and all("batch_cancelled" in r for r in reasons)
     assert len(lines(tmp_path / "out.jsonl")) == 8
+
+
+def test_requests_that_change_at_every_replay_stop_the_run(tmp_path: Path) -> None:
+    """A prompt with a fresh nonce at each rendering is never answered by its batch: the run
+    stops after max_rounds with a message saying why, instead of sending batches forever."""
+    from langchain_core.prompts import ChatPromptTemplate
+
+    from ragrecall.prompts import DECOMPOSE_PROMPT
+
+    messages = [("system", "Nonce {nonce}."), *DECOMPOSE_PROMPT.messages]
+    nonce = ChatPromptTemplate.from_messages(messages).partial(nonce=lambda: uuid.uuid4().hex)
+
+    def restless(judge: Any) -> ContextRecall:
+        return ContextRecall(judge, strategy="batched", cache=ClaimCache(), decompose_prompt=nonce)
+
+    with BatchServer(polls_to_finish=1) as server, pytest.raises(RuntimeError, match="30 rounds"):
+        evaluate_batch(
+            rows(2), [restless], judge=chat(server.url), out=tmp_path / "o.jsonl", poll_interval=0
+        )

@@ -36,13 +36,16 @@ __all__ = ["BatchSettings", "journal_path", "run_rounds"]
 class BatchSettings:
     """``poll_interval``: seconds between status checks; ``max_requests``/``max_bytes``: one
     batch's input at most (OpenAI's limits: 50,000 requests, 200 MB); ``retries``: times a
-    failed request is sent again (expired, 5xx, rate-limited items)."""
+    failed request is sent again (expired, 5xx, rate-limited items); ``max_rounds``: rounds
+    one run may take (a metric whose requests changed from one replay to the next would
+    never finish)."""
 
     poll_interval: float = 30.0
     max_requests: int = 50_000
     max_bytes: int = 190 * 2**20
     completion_window: str = "24h"
     retries: int = 3
+    max_rounds: int = 30
 
 
 def journal_path(out: Path) -> Path:
@@ -71,7 +74,7 @@ def run_rounds(
         metric.policy = replace(metric.policy, timeout=None)
     exchange.answers = journal.answers
     todo = pending(ids, store.done)
-    while True:
+    for _ in range(settings.max_rounds + 1):
         waiting: list[list[str]] = []  # per sample still waiting: the requests it waits for
         left: list[int] = []
         keep: set[str] = set()  # the answers the samples still waiting replay
@@ -102,6 +105,11 @@ def run_rounds(
             return
         _wait(api, journal, settings, notify)
         todo = left
+    raise RuntimeError(
+        f"{len(todo)} samples still wait for answers after {settings.max_rounds} rounds of "
+        "batches: their metrics ask something new at every replay (a request that is not the "
+        "same twice cannot be answered by a batch)"
+    )
 
 
 def _replay(
