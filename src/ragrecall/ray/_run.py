@@ -96,11 +96,10 @@ def start(
     # 2.60 ("No match for FieldRef.Name(task)" in the shuffle): until that is understood, its
     # samples decompose on the workers, through each node's claim store.
     seeded = decompose_once and first is not None and todo is not None and todo != 0
-    budgeted = limits.max_calls is not None or limits.max_tokens is not None
     if seeded:
         assert first is not None
         assert table is not None  # read on the driver (todo is counted only then)
-        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, budgeted)
+        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, limits)
         table = claims.attached(table)
     if table is not None:
         samples = _blocks(table, batch)
@@ -113,7 +112,7 @@ def start(
             repeats,
             timeout,
             seeded,
-            budgeted,
+            limits,
         ),
         batch_size=batch,
         **pool,
@@ -220,15 +219,15 @@ class _Claims:
         batch: int,
         pool: dict[str, Any],
         workers: int,
-        budgeted: bool,
+        limits: Limits,
     ):
         self.spec, self.gate, self.concurrency = spec, gate, concurrency
-        self.batch, self.pool, self.workers, self.budgeted = batch, pool, workers, budgeted
+        self.batch, self.pool, self.workers, self.limits = batch, pool, workers, limits
 
     def _decompose(self, tasks: ray.data.Dataset) -> ray.data.Dataset:
         return tasks.map_batches(
             Decomposer,
-            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.budgeted),
+            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.limits),
             batch_size=self.batch,
             **self.pool,
         )
