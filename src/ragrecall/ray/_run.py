@@ -150,10 +150,13 @@ def _local(data: Any, column_map: Mapping[str, str] | None, done: Done) -> pa.Ta
 
 
 def _blocks(table: pa.Table, batch: int) -> ray.data.Dataset:
-    """``table`` in blocks of ``batch`` rows, so every actor of a pool gets work."""
-    return ray.data.from_arrow(
+    """``table`` in blocks of ``batch`` rows, so every actor of a pool gets work. Each block's
+    metadata is read here (``from_arrow`` would send a task per block to read it, and start
+    worker processes for them)."""
+    blocks: ray.data.Dataset = ray.data.from_blocks(
         [table.slice(i, batch) for i in range(0, len(table), batch)] or [table]
     )
+    return blocks
 
 
 def _identified(
@@ -249,8 +252,7 @@ class _Claims:
         found: dict[str, tuple[Any, Any]] = {}
         if distinct:
             rows = pa.Table.from_pylist(list(distinct.values()), _TASKS)
-            cut = [rows.slice(i, self.batch) for i in range(0, len(rows), self.batch)]
-            for part in self._decompose(ray.data.from_arrow(cut)).iter_batches(
+            for part in self._decompose(_blocks(rows, self.batch)).iter_batches(
                 batch_format="pyarrow"
             ):
                 for row in pa.table(part).to_pylist():
