@@ -13,7 +13,8 @@ likewise). Reported: samples/s, efficiency (ideal = requests x delay / concurren
 per sample ((wall - ideal) / samples, Ray's actor start-up included), driver peak RSS (before
 and after each run) and each worker's peak RSS (sampled every 0.2 s), and CPU ms per sample of
 each process group (this one, the judge server, the scoring workers, Ray's other workers and
-Ray's own processes; ``cores busy``: their CPU seconds over the wall time). ``--rpm``,
+Ray's own processes; ``cores busy``: their CPU seconds over the wall time), and for Ray the
+seconds to its first result and the rate and CPU from there on (start-up left out). ``--rpm``,
 ``--tpm``, ``--max-calls`` give the Ray runs a cluster limit or budget (set them too high to
 bind: the cost of the gate); ``--out`` has them write Parquet parts under ``DIR/workers-N``
 and read them back. Targets (issue 18): Ray with 2 workers >= 1.6x one process at the same
@@ -75,6 +76,9 @@ class Watch:
         self.peaks: dict[int, float] = {}
         self.first: dict[int, float] = {}
         self.last: dict[int, tuple[str, float]] = {}
+        self.names: dict[int, str] = {}
+        self.marked: dict[int, float] = {}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self.me = psutil.Process()
@@ -91,12 +95,17 @@ class Watch:
         return "ray workers" if cmd.startswith("ray::") else "ray system"
 
     def _poll(self, start: bool = False) -> None:
+        with self._lock:
+            self._poll_locked(start)
+
+    def _poll_locked(self, start: bool) -> None:
         for proc in [self.me, *self.me.children(recursive=True)]:
             try:
                 with proc.oneshot():
                     times = proc.cpu_times()
                     cpu = times.user + times.system
                     group = self._group(proc)
+                    self.names[proc.pid] = " ".join(proc.cmdline())[:60]
                     rss = proc.memory_info().rss / 2**20
             except psutil.Error:
                 continue
@@ -109,12 +118,30 @@ class Watch:
         while not self._stop.wait(0.2):
             self._poll()
 
-    def cpu(self) -> dict[str, float]:
-        """CPU seconds by group since the watch began."""
+    def mark(self) -> None:
+        """Note every process's CPU time now (``cpu(since_mark=True)`` counts from here)."""
+        self._poll()
+        with self._lock:
+            self.marked = {pid: cpu for pid, (_, cpu) in self.last.items()}
+
+    def cpu(self, since_mark: bool = False) -> dict[str, float]:
+        """CPU seconds by group since the watch began (or since ``mark``)."""
         out: dict[str, float] = {}
         for pid, (group, cpu) in self.last.items():
-            out[group] = out.get(group, 0.0) + cpu - self.first[pid]
+            base = self.marked.get(pid, self.first[pid]) if since_mark else self.first[pid]
+            out[group] = out.get(group, 0.0) + cpu - base
         return out
+
+    def by_process(self, until_mark: bool = False) -> dict[str, float]:
+        """CPU seconds by process (its command line, cut), the busiest first; until ``mark``
+        (the start-up) or all."""
+        out: dict[str, float] = {}
+        for pid, (_, cpu) in self.last.items():
+            name = self.names.get(pid, "?")
+            end = self.marked.get(pid, self.first[pid]) if until_mark else cpu
+            out[name] = out.get(name, 0.0) + end - self.first[pid]
+        return dict(sorted(((k, round(v, 2)) for k, v in out.items() if v >= 0.05),
+                           key=lambda kv: -kv[1]))
 
     def __enter__(self) -> Watch:
         self._thread.start()
@@ -145,16 +172,23 @@ def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
                               rpm=args.rpm, tpm=args.tpm, max_calls=args.max_calls, out=out)
         scored = 0
         seen: set[tuple[str, int]] = set()
+        first, first_rows = 0.0, 0
         for batch in results.iter_batches(batch_format="pyarrow"):
+            if not first:
+                watch.mark()
+                first, first_rows = time.perf_counter(), batch.num_rows
             for key, occurrence, status in zip(batch["key"].to_pylist(),
                                                batch["occurrence"].to_pylist(),
                                                batch["status"].to_pylist(), strict=True):
                 seen.add((key, occurrence))
                 scored += status == "scored"
         seconds = time.perf_counter() - start
-    extra = {"distinct_samples": len(seen),
+    extra = {"distinct_samples": len(seen), "start_s": first - start,
+             "steady_samples_per_s": (count - first_rows) / (start + seconds - first),
+             "steady_cpu_s": watch.cpu(since_mark=True), "steady_samples": count - first_rows,
              "worker_peak_rss_mb": sorted(round(v) for v in watch.peaks.values()),
-             "cpu_s": watch.cpu()}
+             "cpu_s": watch.cpu(), "cpu_s_by_process": watch.by_process(),
+             "start_cpu_s_by_process": watch.by_process(until_mark=True)}
     return summary("ragrecall.ray", workers, total, count, scored, seconds, base_url, delay,
                    extra)
 
@@ -183,6 +217,12 @@ def show(r: dict[str, Any]) -> None:
         f"{group} {seconds / r['samples'] * 1e3:.2f}" for group, seconds in sorted(cpu.items()))
         + f"  total {sum(cpu.values()) / r['samples'] * 1e3:.2f}"
         f"  (cores busy {sum(cpu.values()) / r['seconds']:.2f})", flush=True)
+    if "steady_cpu_s" in r:
+        cpu, n = r["steady_cpu_s"], r["steady_samples"]
+        print(f"    after the first result ({r['start_s']:.1f} s): "
+              f"{r['steady_samples_per_s']:.1f} samples/s, CPU ms/sample: " + "  ".join(
+                  f"{group} {seconds / n * 1e3:.2f}" for group, seconds in sorted(cpu.items()))
+              + f"  total {sum(cpu.values()) / n * 1e3:.2f}", flush=True)
 
 
 def main() -> int:
