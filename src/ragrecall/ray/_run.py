@@ -119,8 +119,11 @@ def start(
     )
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
-        if todo != 0:
-            results.write_parquet(str(out), ray_remote_args={"num_cpus": LIGHT})
+        if todo != 0:  # as many writers as workers: a LIGHT task a part, uncapped, would start
+            # up to 1/LIGHT worker processes at once (~1.5 CPU-s each to start)
+            results.write_parquet(
+                str(out), ray_remote_args={"num_cpus": LIGHT}, concurrency=workers
+            )
         results = ray.data.read_parquet(str(out)) if _parts(Path(out)) else results.limit(0)
     return RayRun(results, names, len(done), todo, gate)
 
