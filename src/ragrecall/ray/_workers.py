@@ -27,6 +27,8 @@ from ._spec import MetricSpec
 
 __all__ = ["CLAIMS_SCHEMA", "Decomposer", "Scorer"]
 
+SOON = 0.05  # seconds a finished sample's spend may wait to be told to the gate with others
+
 CLAIMS_SCHEMA = pa.schema(
     [("task", pa.string()), ("claims", pa.list_(pa.string())), ("claims_judge", pa.string())]
 )
@@ -38,8 +40,8 @@ def _limited(metric: Metric[RecallResult], gate: Any, limits: Limits) -> Metric[
 
 
 def _timely(limits: Limits) -> bool:
-    """Whether the gate must hear of what each sample spent when it finishes (the token
-    bucket, the budget), not only once per batch (a count)."""
+    """Whether the gate must hear soon what samples spent (the token bucket, the budget),
+    not only once per batch (a count)."""
     return bool(limits.tpm) or limits.budgeted
 
 
@@ -137,15 +139,15 @@ class Scorer:
             self._seed(sample, row.get("claims"), row.get("claims_judge"))
         held: dict[int, tuple[int, int]] = {}
         tally = _Tally(self.gate, _timely(self.limits))
+        estimate = self.estimate
 
-        def skip(sample: Sample) -> bool:
-            if self.estimate is None:
-                return False
-            import ray
-
-            est = self.estimate(sample)
+        async def skip(sample: Sample) -> bool:
+            """Whether the cluster's budget leaves ``sample`` out (awaited: the other samples
+            in flight go on meanwhile)."""
+            assert estimate is not None
+            est = estimate(sample)
             need = (est.calls, est.prompt_tokens + est.completion_tokens)
-            if not ray.get(self.gate.admit.remote(*need)):
+            if not await self.gate.admit.remote(*need):
                 return True
             held[id(sample)] = need
             return False
@@ -157,7 +159,7 @@ class Scorer:
             concurrency=self.concurrency,
             timeout=self.timeout,
             repeats=self.repeats,
-            skip=skip,
+            skip=skip if estimate is not None else None,
         )
         async for scored in stream:
             row = rows[scored.index]
@@ -177,23 +179,28 @@ class Scorer:
 
 
 class _Tally:
-    """What samples spent, told to the gate as each finishes (``timely``) or once, when the
-    batch is ``done`` (which waits until the gate has heard all of it, so its count is whole
-    once the run's results are)."""
+    """What samples spent, told to the gate within ``SOON`` seconds of finishing (``timely``:
+    the token bucket and the budget need it then; the samples finished meanwhile are told
+    together) or once, when the batch is ``done`` (it only counts then). ``done`` waits until
+    the gate has heard all of it, so its count is whole once the run's results are."""
 
     def __init__(self, gate: Any, timely: bool):
         self.gate, self.timely = gate, timely
         self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.later: asyncio.TimerHandle | None = None
         self.told: Any = None  # the last settle sent (a sync actor runs one sender's in order)
 
     def add(self, held: tuple[int, int], used: Usage) -> None:
         self.held = (self.held[0] + held[0], self.held[1] + held[1])
         self.calls += used.calls
         self.tokens += used.prompt_tokens + used.completion_tokens
-        if self.timely:
-            self.flush()
+        if self.timely and self.later is None:
+            self.later = asyncio.get_running_loop().call_later(SOON, self.flush)
 
     def flush(self) -> None:
+        if self.later is not None:
+            self.later.cancel()
+            self.later = None
         if self.held != (0, 0) or self.calls or self.tokens:
             self.told = self.gate.settle.remote(self.held, self.calls, self.tokens)
         self.held, self.calls, self.tokens = (0, 0), 0, 0
