@@ -96,11 +96,10 @@ def start(
     # 2.60 ("No match for FieldRef.Name(task)" in the shuffle): until that is understood, its
     # samples decompose on the workers, through each node's claim store.
     seeded = decompose_once and first is not None and todo is not None and todo != 0
-    budgeted = limits.max_calls is not None or limits.max_tokens is not None
     if seeded:
         assert first is not None
         assert table is not None  # read on the driver (todo is counted only then)
-        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, budgeted)
+        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, limits)
         table = claims.attached(table)
     if table is not None:
         samples = _blocks(table, batch)
@@ -113,15 +112,18 @@ def start(
             repeats,
             timeout,
             seeded,
-            budgeted,
+            limits,
         ),
         batch_size=batch,
         **pool,
     )
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
-        if todo != 0:
-            results.write_parquet(str(out), ray_remote_args={"num_cpus": LIGHT})
+        if todo != 0:  # as many writers as workers: a LIGHT task a part, uncapped, would start
+            # up to 1/LIGHT worker processes at once (~1.5 CPU-s each to start)
+            results.write_parquet(
+                str(out), ray_remote_args={"num_cpus": LIGHT}, concurrency=workers
+            )
         results = ray.data.read_parquet(str(out)) if _parts(Path(out)) else results.limit(0)
     return RayRun(results, names, len(done), todo, gate)
 
@@ -151,10 +153,13 @@ def _local(data: Any, column_map: Mapping[str, str] | None, done: Done) -> pa.Ta
 
 
 def _blocks(table: pa.Table, batch: int) -> ray.data.Dataset:
-    """``table`` in blocks of ``batch`` rows, so every actor of a pool gets work."""
-    return ray.data.from_arrow(
+    """``table`` in blocks of ``batch`` rows, so every actor of a pool gets work. Each block's
+    metadata is read here (``from_arrow`` would send a task per block to read it, and start
+    worker processes for them)."""
+    blocks: ray.data.Dataset = ray.data.from_blocks(
         [table.slice(i, batch) for i in range(0, len(table), batch)] or [table]
     )
+    return blocks
 
 
 def _identified(
@@ -220,15 +225,15 @@ class _Claims:
         batch: int,
         pool: dict[str, Any],
         workers: int,
-        budgeted: bool,
+        limits: Limits,
     ):
         self.spec, self.gate, self.concurrency = spec, gate, concurrency
-        self.batch, self.pool, self.workers, self.budgeted = batch, pool, workers, budgeted
+        self.batch, self.pool, self.workers, self.limits = batch, pool, workers, limits
 
     def _decompose(self, tasks: ray.data.Dataset) -> ray.data.Dataset:
         return tasks.map_batches(
             Decomposer,
-            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.budgeted),
+            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.limits),
             batch_size=self.batch,
             **self.pool,
         )
@@ -250,8 +255,7 @@ class _Claims:
         found: dict[str, tuple[Any, Any]] = {}
         if distinct:
             rows = pa.Table.from_pylist(list(distinct.values()), _TASKS)
-            cut = [rows.slice(i, self.batch) for i in range(0, len(rows), self.batch)]
-            for part in self._decompose(ray.data.from_arrow(cut)).iter_batches(
+            for part in self._decompose(_blocks(rows, self.batch)).iter_batches(
                 batch_format="pyarrow"
             ):
                 for row in pa.table(part).to_pylist():

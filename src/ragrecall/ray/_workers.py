@@ -21,31 +21,38 @@ from .._metrics.estimate import run_estimator
 from .._results_file import Record
 from .._schemas import RecallResult, Sample, Usage
 from ..prompts import PROMPT_VERSION
-from ._gate import GateClient
+from ._gate import GateClient, Limits
 from ._rows import RESULT_SCHEMA, result_rows
 from ._spec import MetricSpec
 
 __all__ = ["CLAIMS_SCHEMA", "Decomposer", "Scorer"]
+
+SOON = 0.05  # seconds a finished sample's spend may wait to be told to the gate with others
 
 CLAIMS_SCHEMA = pa.schema(
     [("task", pa.string()), ("claims", pa.list_(pa.string())), ("claims_judge", pa.string())]
 )
 
 
-def _limited(metric: Metric[RecallResult], gate: Any) -> Metric[RecallResult]:
-    if gate is not None:
-        metric.policy = replace(metric.policy, limiter=GateClient(gate))
+def _limited(metric: Metric[RecallResult], gate: Any, limits: Limits) -> Metric[RecallResult]:
+    metric.policy = replace(metric.policy, limiter=GateClient(gate, limits.paced))
     return metric
+
+
+def _timely(limits: Limits) -> bool:
+    """Whether the gate must hear soon what samples spent (the token bucket, the budget),
+    not only once per batch (a count)."""
+    return bool(limits.tpm) or limits.budgeted
 
 
 class Decomposer:
     """Claims of distinct (reference, question) tasks, by the first decomposing metric (its
     claim store is consulted first, and keeps what the judge returns)."""
 
-    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int, budgeted: bool):
-        self.metric = _limited(spec.build(), gate)
+    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int, limits: Limits):
+        self.metric = _limited(spec.build(), gate, limits)
         assert isinstance(self.metric, ContextRecall)
-        self.gate, self.concurrency, self.budgeted = gate, concurrency, budgeted
+        self.gate, self.concurrency, self.limits = gate, concurrency, limits
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
@@ -57,26 +64,29 @@ class Decomposer:
         assert isinstance(metric, ContextRecall)
         slots = asyncio.Semaphore(self.concurrency)
         judge_id = metric.judge_id()
+        budgeted = self.limits.budgeted
+        tally = _Tally(self.gate, _timely(self.limits))
 
         async def one(row: dict[str, Any]) -> dict[str, Any]:
             sample = Sample(reference=row["reference"], user_input=row["question"])
             none = {"task": row["task"], "claims": None, "claims_judge": None}
             async with slots:
-                held = (1, 0) if self.budgeted else (0, 0)  # a decomposition fits the budget
-                if self.budgeted and not await self.gate.admit.remote(*held):
+                held = (1, 0) if budgeted else (0, 0)  # a decomposition fits the budget
+                if budgeted and not await self.gate.admit.remote(*held):
                     return none
                 try:
                     claim_set = await metric.aclaim_set(sample)
                 except JudgeError:  # the sample decomposes on its own, and says why it failed
-                    self.gate.settle.remote(held, 0, 0)
+                    tally.add(held, Usage())
                     return none
-            used = claim_set.usage
-            self.gate.settle.remote(held, used.calls, _tokens(used))
+            tally.add(held, claim_set.usage)
             keep = claim_set.source in ("judge", "store")  # rules carry a note: not seeded
             claims = claim_set.claims if keep else None
             return {"task": row["task"], "claims": claims, "claims_judge": judge_id}
 
-        return list(await asyncio.gather(*(one(r) for r in rows)))
+        found = list(await asyncio.gather(*(one(r) for r in rows)))
+        await tally.done()
+        return found
 
 
 class Scorer:
@@ -92,19 +102,20 @@ class Scorer:
         repeats: int,
         timeout: float | None,
         seeded: bool,
-        budgeted: bool,
+        limits: Limits,
     ):
         self.metrics = [
-            _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate)
+            _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate, limits)
             for s in specs
         ]
-        self.gate, self.concurrency, self.repeats, self.timeout = (
+        self.gate, self.concurrency, self.repeats, self.timeout, self.limits = (
             gate,
             concurrency,
             repeats,
             timeout,
+            limits,
         )
-        self.estimate = run_estimator(self.metrics, repeats) if budgeted else None
+        self.estimate = run_estimator(self.metrics, repeats) if limits.budgeted else None
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
@@ -127,15 +138,16 @@ class Scorer:
         for row, sample in zip(rows, samples, strict=True):
             self._seed(sample, row.get("claims"), row.get("claims_judge"))
         held: dict[int, tuple[int, int]] = {}
+        tally = _Tally(self.gate, _timely(self.limits))
+        estimate = self.estimate
 
-        def skip(sample: Sample) -> bool:
-            if self.estimate is None or self.gate is None:
-                return False
-            import ray
-
-            est = self.estimate(sample)
+        async def skip(sample: Sample) -> bool:
+            """Whether the cluster's budget leaves ``sample`` out (awaited: the other samples
+            in flight go on meanwhile)."""
+            assert estimate is not None
+            est = estimate(sample)
             need = (est.calls, est.prompt_tokens + est.completion_tokens)
-            if not ray.get(self.gate.admit.remote(*need)):
+            if not await self.gate.admit.remote(*need):
                 return True
             held[id(sample)] = need
             return False
@@ -147,7 +159,7 @@ class Scorer:
             concurrency=self.concurrency,
             timeout=self.timeout,
             repeats=self.repeats,
-            skip=skip,
+            skip=skip if estimate is not None else None,
         )
         async for scored in stream:
             row = rows[scored.index]
@@ -160,12 +172,40 @@ class Scorer:
                 row["content"],
             )
             out.extend(result_rows(record))
-            if self.gate is not None:
-                used = sum((r.usage for r in scored.results.values()), Usage())
-                need = held.pop(id(scored.sample), (0, 0))
-                self.gate.settle.remote(need, used.calls, _tokens(used))
+            used = sum((r.usage for r in scored.results.values()), Usage())
+            tally.add(held.pop(id(scored.sample), (0, 0)), used)
+        await tally.done()
         return out
 
 
-def _tokens(usage: Usage) -> int:
-    return usage.prompt_tokens + usage.completion_tokens
+class _Tally:
+    """What samples spent, told to the gate within ``SOON`` seconds of finishing (``timely``:
+    the token bucket and the budget need it then; the samples finished meanwhile are told
+    together) or once, when the batch is ``done`` (it only counts then). ``done`` waits until
+    the gate has heard all of it, so its count is whole once the run's results are."""
+
+    def __init__(self, gate: Any, timely: bool):
+        self.gate, self.timely = gate, timely
+        self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.later: asyncio.TimerHandle | None = None
+        self.told: Any = None  # the last settle sent (a sync actor runs one sender's in order)
+
+    def add(self, held: tuple[int, int], used: Usage) -> None:
+        self.held = (self.held[0] + held[0], self.held[1] + held[1])
+        self.calls += used.calls
+        self.tokens += used.prompt_tokens + used.completion_tokens
+        if self.timely and self.later is None:
+            self.later = asyncio.get_running_loop().call_later(SOON, self.flush)
+
+    def flush(self) -> None:
+        if self.later is not None:
+            self.later.cancel()
+            self.later = None
+        if self.held != (0, 0) or self.calls or self.tokens:
+            self.told = self.gate.settle.remote(self.held, self.calls, self.tokens)
+        self.held, self.calls, self.tokens = (0, 0), 0, 0
+
+    async def done(self) -> None:
+        self.flush()
+        if self.told is not None:
+            await self.told
