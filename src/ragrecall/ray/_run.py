@@ -4,8 +4,6 @@ output skips the samples already there."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import warnings
@@ -21,8 +19,10 @@ import ray.data
 
 from .._data import iter_samples
 from .._errors import SampleError
+from .._judge.drive import DEFAULT_TIMEOUT
 from .._run import identities
 from .._schemas import Sample
+from ._board import start_board, task_of
 from ._gate import Limits, start_gate
 from ._rows import SAMPLE_SCHEMA, sample_row
 from ._spec import MetricSpec, spec_of
@@ -92,10 +92,12 @@ def start(
         "batch_format": "pyarrow",
     }  # Ray Data restarts a lost actor and retries its batches (max_restarts=-1 by default)
     first = next((s for s in specs if s.decomposes), None)
-    # A Ray-read input's first pass (a shuffle and a join) fails intermittently on Ray Data
-    # 2.60 ("No match for FieldRef.Name(task)" in the shuffle): until that is understood, its
-    # samples decompose on the workers, through each node's claim store.
     seeded = decompose_once and first is not None and todo is not None and todo != 0
+    # A Ray-read input has no first pass (its shuffle and join failed intermittently on Ray
+    # Data 2.60): the workers decompose each task once for the cluster through a board actor.
+    board = None
+    if decompose_once and first is not None and todo is None:
+        board = start_board(hold=4 * (timeout or DEFAULT_TIMEOUT))  # a call and 3 retries
     if seeded:
         assert first is not None
         assert table is not None  # read on the driver (todo is counted only then)
@@ -113,6 +115,7 @@ def start(
             timeout,
             seeded,
             limits,
+            board,
         ),
         batch_size=batch,
         **pool,
@@ -204,15 +207,6 @@ _PARTITIONS = 1
 _TASKS = pa.schema([("task", pa.string()), ("reference", pa.string()), ("question", pa.string())])
 
 
-def _task(sample: Sample) -> str:
-    """What a sample's claims are decomposed from: its reference and question."""
-    reference = (sample.reference or "").strip()
-    if not reference:
-        return ""
-    value = json.dumps([reference, sample.user_input or ""])
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
 class _Claims:
     """Each distinct reference decomposed once for the whole run (``Decomposer`` actors), its
     claims joined back onto its samples (columns ``claims``, ``claims_judge``)."""
@@ -242,7 +236,7 @@ class _Claims:
         """A driver-side input: its distinct tasks found here, their claims brought back here
         (one list per distinct reference) and attached to its rows."""
         texts = table["sample"].to_pylist()
-        tasks = [_task(Sample.model_validate_json(t)) for t in texts]
+        tasks = [task_of(Sample.model_validate_json(t)) for t in texts]
         distinct: dict[str, dict[str, Any]] = {}
         for task, text in zip(tasks, texts, strict=True):
             if task and task not in distinct:

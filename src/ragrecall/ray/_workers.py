@@ -21,6 +21,7 @@ from .._metrics.estimate import run_estimator
 from .._results_file import Record
 from .._schemas import RecallResult, Sample, Usage
 from ..prompts import PROMPT_VERSION
+from ._board import task_of
 from ._gate import GateClient, Limits
 from ._rows import RESULT_SCHEMA, result_rows
 from ._spec import MetricSpec
@@ -60,33 +61,46 @@ class Decomposer:
         return pa.Table.from_pylist(found, CLAIMS_SCHEMA)
 
     async def _claims(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        metric = self.metric
-        assert isinstance(metric, ContextRecall)
         slots = asyncio.Semaphore(self.concurrency)
-        judge_id = metric.judge_id()
-        budgeted = self.limits.budgeted
         tally = _Tally(self.gate, _timely(self.limits))
 
         async def one(row: dict[str, Any]) -> dict[str, Any]:
-            sample = Sample(reference=row["reference"], user_input=row["question"])
-            none = {"task": row["task"], "claims": None, "claims_judge": None}
             async with slots:
-                held = (1, 0) if budgeted else (0, 0)  # a decomposition fits the budget
-                if budgeted and not await self.gate.admit.remote(*held):
-                    return none
-                try:
-                    claim_set = await metric.aclaim_set(sample)
-                except JudgeError:  # the sample decomposes on its own, and says why it failed
-                    tally.add(held, Usage())
-                    return none
-            tally.add(held, claim_set.usage)
-            keep = claim_set.source in ("judge", "store")  # rules carry a note: not seeded
-            claims = claim_set.claims if keep else None
+                claims, judge_id = await decompose(
+                    self.metric, self.gate, self.limits, tally, row["reference"], row["question"]
+                )
             return {"task": row["task"], "claims": claims, "claims_judge": judge_id}
 
         found = list(await asyncio.gather(*(one(r) for r in rows)))
         await tally.done()
         return found
+
+
+async def decompose(
+    metric: Metric[RecallResult],
+    gate: Any,
+    limits: Limits,
+    tally: _Tally,
+    reference: str,
+    question: str | None,
+) -> tuple[list[str] | None, str | None]:
+    """A task's claims by ``metric`` (a ContextRecall; its claim store is consulted first and
+    keeps what the judge returns) and the judge id they are for; ``(None, None)`` when the
+    budget leaves it out or the judge fails (its samples then decompose on their own, and say
+    why they failed), or when rules split it (they carry a note: not shared)."""
+    assert isinstance(metric, ContextRecall)
+    held = (1, 0) if limits.budgeted else (0, 0)  # a decomposition fits the budget
+    if limits.budgeted and not await gate.admit.remote(*held):
+        return None, None
+    try:
+        claim_set = await metric.aclaim_set(Sample(reference=reference, user_input=question))
+    except JudgeError:
+        tally.add(held, Usage())
+        return None, None
+    tally.add(held, claim_set.usage)
+    if claim_set.source not in ("judge", "store"):
+        return None, None
+    return claim_set.claims, metric.judge_id()
 
 
 class Scorer:
@@ -103,11 +117,13 @@ class Scorer:
         timeout: float | None,
         seeded: bool,
         limits: Limits,
+        board: Any = None,
     ):
         self.metrics = [
             _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate, limits)
             for s in specs
         ]
+        self.board = board  # a Ray-read input's: claims of its tasks, cluster-wide
         self.gate, self.concurrency, self.repeats, self.timeout, self.limits = (
             gate,
             concurrency,
@@ -133,12 +149,37 @@ class Scorer:
                 key = ClaimCache.key(reference, question, judge_id, PROMPT_VERSION)
                 metric.cache.put(key, claims)  # type: ignore[attr-defined]
 
+    async def _from_board(self, samples: Sequence[Sample], tally: _Tally) -> None:
+        """Each distinct task of the batch: its claims from the board, or decomposed here and
+        posted there when this worker is the first to take it; then seeded."""
+        first = next(m for m in self.metrics if isinstance(m, ContextRecall))
+        slots = asyncio.Semaphore(self.concurrency)
+        tasks = {task_of(s): s for s in samples}
+        tasks.pop("", None)
+
+        async def one(task: str, sample: Sample) -> tuple[str, list[str] | None, str | None]:
+            mine, (claims, judge_id) = await self.board.take.remote(task)
+            if mine:
+                async with slots:
+                    reference = sample.reference or ""
+                    claims, judge_id = await decompose(
+                        first, self.gate, self.limits, tally, reference, sample.user_input
+                    )
+                self.board.post.remote(task, claims, judge_id)
+            return task, claims, judge_id
+
+        found = {t: (c, j) for t, c, j in await asyncio.gather(*map(one, tasks, tasks.values()))}
+        for sample in samples:
+            self._seed(sample, *found.get(task_of(sample), (None, None)))
+
     async def _score(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         samples = [Sample.model_validate_json(r["sample"]) for r in rows]
+        tally = _Tally(self.gate, _timely(self.limits))
+        if self.board is not None:
+            await self._from_board(samples, tally)
         for row, sample in zip(rows, samples, strict=True):
             self._seed(sample, row.get("claims"), row.get("claims_judge"))
         held: dict[int, tuple[int, int]] = {}
-        tally = _Tally(self.gate, _timely(self.limits))
         estimate = self.estimate
 
         async def skip(sample: Sample) -> bool:
