@@ -2,7 +2,7 @@
 
     python benchmarks/scale_ray.py [--samples 5000] [--delay 0.2] [--concurrency 32 64]
         [--workers 1 2 4] [--cpus N] [--rpm R] [--tpm T] [--max-calls C] [--out DIR]
-        [--summary out.json]
+        [--input list|dataset] [--summary out.json]
 
 A local OpenAI-compatible server (``throughput.py``'s, a child process on loopback) answers
 every chat completion after ``--delay`` seconds. ``--samples`` samples of one claim and one
@@ -17,8 +17,10 @@ Ray's own processes; ``cores busy``: their CPU seconds over the wall time), and 
 seconds to its first result and the rate and CPU from there on (start-up left out). ``--rpm``,
 ``--tpm``, ``--max-calls`` give the Ray runs a cluster limit or budget (set them too high to
 bind: the cost of the gate); ``--out`` has them write Parquet parts under ``DIR/workers-N``
-and read them back. Targets (issue 18): Ray with 2 workers >= 1.6x one process at the same
-concurrency; overhead < 5 ms a sample.
+and read them back (their first result then comes once all are written); ``--input dataset``
+hands them a ``ray.data.Dataset`` (identified and numbered by Ray) instead of a list.
+Targets (issue 18): Ray with 2 workers >= 1.6x one process at the same concurrency; overhead
+< 5 ms a sample.
 """
 
 from __future__ import annotations
@@ -155,6 +157,8 @@ class Watch:
 
 def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
             delay: float, args: argparse.Namespace) -> dict[str, Any]:
+    import ray
+
     import ragrecall.ray as rr
 
     judge = functools.partial(openai_judge, base_url)
@@ -166,7 +170,10 @@ def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
         out = None if args.out is None else args.out / f"workers-{workers}"
         if out is not None and out.exists():
             shutil.rmtree(out)
-        results = rr.evaluate(rows(count), [spec], workers=workers,
+        data: Any = rows(count)
+        if args.input == "dataset":  # read by Ray: identified on the workers, no input order
+            data = ray.data.from_items(data)
+        results = rr.evaluate(data, [spec], workers=workers,
                               concurrency_per_worker=total // workers,
                               num_cpus=cpus / workers, batch_size=4 * total // workers,
                               rpm=args.rpm, tpm=args.tpm, max_calls=args.max_calls, out=out)
@@ -236,6 +243,7 @@ def main() -> int:
     parser.add_argument("--tpm", type=float, default=None)
     parser.add_argument("--max-calls", type=int, default=None)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--input", choices=["list", "dataset"], default="list")
     parser.add_argument("--summary", type=Path, default=None)
     args = parser.parse_args()
     import ray

@@ -18,15 +18,21 @@ once per batch otherwise (it only counts then).
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import ray
+import ray.cloudpickle
 
 __all__ = ["REFRESH", "Gate", "GateClient", "Limits"]
 
 REFRESH = 0.1  # seconds between an unpaced worker's looks at the cluster's pause
+
+# What this module defines travels by value (not as a name to import): the gate's process then
+# imports Ray only, not ragrecall (about 2 CPU-s less to start, and it answers ~1.7 s sooner).
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # type: ignore[no-untyped-call]
 
 
 @dataclass(frozen=True)
