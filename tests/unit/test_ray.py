@@ -216,7 +216,7 @@ def test_the_example_dataset_with_the_embedded_judge_on_two_workers(tmp_path: Pa
     assert summary.metrics[0].mean == pytest.approx(local.mean, abs=0.15)
 
 
-def test_a_ray_dataset_input_decomposes_once_numbers_repeated_tasks_and_resumes(tmp_path: Path) -> None:
+def test_a_ray_dataset_decomposes_once_numbers_repeated_tasks_and_resumes(tmp_path: Path) -> None:
     data = samples(40) + samples(40)[:4]  # four rows twice: the same task, occurrences 1 and 2
     store = str(tmp_path / "claims.sqlite")  # a store of its own: no claims from other tests
     spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store)
