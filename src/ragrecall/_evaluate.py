@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, replace
 from typing import Any, ParamSpec, TypeVar
 
@@ -155,13 +164,14 @@ async def astream(
     max_retries: int | None = None,
     timeout: float | None = None,
     repeats: int = 1,
-    skip: Callable[[Sample], bool] | None = None,
+    skip: Callable[[Sample], bool | Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ScoredSample]:
     """Score samples and yield each as soon as all its metrics finish (completion order).
 
     Every row is validated before the first judge call (a bad row raises SampleError naming it);
     then rows are read again lazily, so memory stays bounded by ``concurrency``. ``skip`` leaves
-    out the samples it returns True for (``ragrecall eval``: once its budget is spent).
+    out the samples it returns (or, a coroutine function, resolves to) True for, asked as each
+    sample is about to start (``ragrecall eval``: once its budget is spent).
     ``max_retries`` and ``timeout`` override the metrics' own when given; ``repeats`` as in
     ``evaluate``.
     """
@@ -195,7 +205,7 @@ async def astream(
     try:
         while True:
             for index, sample in rows:
-                if skip is None or not skip(sample):
+                if skip is None or not await _resolved(skip(sample)):
                     pending.add(asyncio.ensure_future(score(index, sample)))
                 if len(pending) >= concurrency:
                     break
@@ -210,6 +220,10 @@ async def astream(
     finally:
         for task in pending:
             task.cancel()
+
+
+async def _resolved(value: bool | Awaitable[bool]) -> bool:
+    return await value if inspect.isawaitable(value) else value
 
 
 _loop: asyncio.AbstractEventLoop | None = None

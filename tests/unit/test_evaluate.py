@@ -189,3 +189,15 @@ def test_chunks_with_null_fields_read_as_absent() -> None:
 async def test_astream_reads_a_one_shot_iterator_once() -> None:
     scored = [s async for s in astream(iter(ROWS), [recall()])]
     assert sorted(s.index for s in scored) == [0, 1, 2]
+
+
+async def test_astream_skip_may_be_a_coroutine_function() -> None:
+    asked: list[str | None] = []
+
+    async def skip(sample: Any) -> bool:  # e.g. a budget kept in another process
+        asked.append(sample.user_input)
+        return sample.user_input == "q2"
+
+    scored = [s async for s in astream(ROWS, [recall()], skip=skip)]
+    assert sorted(s.index for s in scored) == [0, 2]
+    assert asked == ["q1", "q2", "q3"]

@@ -216,7 +216,7 @@ def test_the_example_dataset_with_the_embedded_judge_on_two_workers(tmp_path: Pa
     assert summary.metrics[0].mean == pytest.approx(local.mean, abs=0.15)
 
 
-def test_a_ray_dataset_input_numbers_repeated_tasks_and_resumes(tmp_path: Path) -> None:
+def test_a_ray_dataset_decomposes_once_numbers_repeated_tasks_and_resumes(tmp_path: Path) -> None:
     data = samples(40) + samples(40)[:4]  # four rows twice: the same task, occurrences 1 and 2
     store = str(tmp_path / "claims.sqlite")  # a store of its own: no claims from other tests
     spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store)
@@ -224,6 +224,9 @@ def test_a_ray_dataset_input_numbers_repeated_tasks_and_resumes(tmp_path: Path) 
     rows = run.results.take_all()
     ids = Counter((r["key"], r["occurrence"]) for r in rows)
     assert len(rows) == 44 and max(ids.values()) == 1
+    # each of the 10 tasks decomposed once across both workers (the board), then one verdict
+    # call a sample
+    assert run.state()["calls"] == 10 + 44
     # 10 tasks of 4 rows, four of them with a fifth (repeated) row: numbered 1..4 or 1..5
     assert sorted(Counter(k for k, _ in ids).values()) == [4] * 6 + [5] * 4
     assert {r["index"] for r in rows} == {-1}

@@ -4,8 +4,6 @@ output skips the samples already there."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import warnings
@@ -21,8 +19,10 @@ import ray.data
 
 from .._data import iter_samples
 from .._errors import SampleError
+from .._judge.drive import DEFAULT_TIMEOUT
 from .._run import identities
 from .._schemas import Sample
+from ._board import start_board, task_of
 from ._gate import Limits, start_gate
 from ._rows import SAMPLE_SCHEMA, sample_row
 from ._spec import MetricSpec, spec_of
@@ -92,15 +92,16 @@ def start(
         "batch_format": "pyarrow",
     }  # Ray Data restarts a lost actor and retries its batches (max_restarts=-1 by default)
     first = next((s for s in specs if s.decomposes), None)
-    # A Ray-read input's first pass (a shuffle and a join) fails intermittently on Ray Data
-    # 2.60 ("No match for FieldRef.Name(task)" in the shuffle): until that is understood, its
-    # samples decompose on the workers, through each node's claim store.
     seeded = decompose_once and first is not None and todo is not None and todo != 0
-    budgeted = limits.max_calls is not None or limits.max_tokens is not None
+    # A Ray-read input has no first pass (its shuffle and join failed intermittently on Ray
+    # Data 2.60): the workers decompose each task once for the cluster through a board actor.
+    board = None
+    if decompose_once and first is not None and todo is None:
+        board = start_board(hold=4 * (timeout or DEFAULT_TIMEOUT))  # a call and 3 retries
     if seeded:
         assert first is not None
         assert table is not None  # read on the driver (todo is counted only then)
-        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, budgeted)
+        claims = _Claims(first, gate, concurrency_per_worker, batch, pool, workers, limits)
         table = claims.attached(table)
     if table is not None:
         samples = _blocks(table, batch)
@@ -113,15 +114,19 @@ def start(
             repeats,
             timeout,
             seeded,
-            budgeted,
+            limits,
+            board,
         ),
         batch_size=batch,
         **pool,
     )
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
-        if todo != 0:
-            results.write_parquet(str(out), ray_remote_args={"num_cpus": LIGHT})
+        if todo != 0:  # as many writers as workers: a LIGHT task a part, uncapped, would start
+            # up to 1/LIGHT worker processes at once (~1.5 CPU-s each to start)
+            results.write_parquet(
+                str(out), ray_remote_args={"num_cpus": LIGHT}, concurrency=workers
+            )
         results = ray.data.read_parquet(str(out)) if _parts(Path(out)) else results.limit(0)
     return RayRun(results, names, len(done), todo, gate)
 
@@ -151,10 +156,13 @@ def _local(data: Any, column_map: Mapping[str, str] | None, done: Done) -> pa.Ta
 
 
 def _blocks(table: pa.Table, batch: int) -> ray.data.Dataset:
-    """``table`` in blocks of ``batch`` rows, so every actor of a pool gets work."""
-    return ray.data.from_arrow(
+    """``table`` in blocks of ``batch`` rows, so every actor of a pool gets work. Each block's
+    metadata is read here (``from_arrow`` would send a task per block to read it, and start
+    worker processes for them)."""
+    blocks: ray.data.Dataset = ray.data.from_blocks(
         [table.slice(i, batch) for i in range(0, len(table), batch)] or [table]
     )
+    return blocks
 
 
 def _identified(
@@ -199,15 +207,6 @@ _PARTITIONS = 1
 _TASKS = pa.schema([("task", pa.string()), ("reference", pa.string()), ("question", pa.string())])
 
 
-def _task(sample: Sample) -> str:
-    """What a sample's claims are decomposed from: its reference and question."""
-    reference = (sample.reference or "").strip()
-    if not reference:
-        return ""
-    value = json.dumps([reference, sample.user_input or ""])
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
 class _Claims:
     """Each distinct reference decomposed once for the whole run (``Decomposer`` actors), its
     claims joined back onto its samples (columns ``claims``, ``claims_judge``)."""
@@ -220,15 +219,15 @@ class _Claims:
         batch: int,
         pool: dict[str, Any],
         workers: int,
-        budgeted: bool,
+        limits: Limits,
     ):
         self.spec, self.gate, self.concurrency = spec, gate, concurrency
-        self.batch, self.pool, self.workers, self.budgeted = batch, pool, workers, budgeted
+        self.batch, self.pool, self.workers, self.limits = batch, pool, workers, limits
 
     def _decompose(self, tasks: ray.data.Dataset) -> ray.data.Dataset:
         return tasks.map_batches(
             Decomposer,
-            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.budgeted),
+            fn_constructor_args=(self.spec, self.gate, self.concurrency, self.limits),
             batch_size=self.batch,
             **self.pool,
         )
@@ -237,7 +236,7 @@ class _Claims:
         """A driver-side input: its distinct tasks found here, their claims brought back here
         (one list per distinct reference) and attached to its rows."""
         texts = table["sample"].to_pylist()
-        tasks = [_task(Sample.model_validate_json(t)) for t in texts]
+        tasks = [task_of(Sample.model_validate_json(t)) for t in texts]
         distinct: dict[str, dict[str, Any]] = {}
         for task, text in zip(tasks, texts, strict=True):
             if task and task not in distinct:
@@ -250,8 +249,7 @@ class _Claims:
         found: dict[str, tuple[Any, Any]] = {}
         if distinct:
             rows = pa.Table.from_pylist(list(distinct.values()), _TASKS)
-            cut = [rows.slice(i, self.batch) for i in range(0, len(rows), self.batch)]
-            for part in self._decompose(ray.data.from_arrow(cut)).iter_batches(
+            for part in self._decompose(_blocks(rows, self.batch)).iter_batches(
                 batch_format="pyarrow"
             ):
                 for row in pa.table(part).to_pylist():

@@ -21,31 +21,39 @@ from .._metrics.estimate import run_estimator
 from .._results_file import Record
 from .._schemas import RecallResult, Sample, Usage
 from ..prompts import PROMPT_VERSION
-from ._gate import GateClient
+from ._board import task_of
+from ._gate import GateClient, Limits
 from ._rows import RESULT_SCHEMA, result_rows
 from ._spec import MetricSpec
 
 __all__ = ["CLAIMS_SCHEMA", "Decomposer", "Scorer"]
+
+SOON = 0.05  # seconds a finished sample's spend may wait to be told to the gate with others
 
 CLAIMS_SCHEMA = pa.schema(
     [("task", pa.string()), ("claims", pa.list_(pa.string())), ("claims_judge", pa.string())]
 )
 
 
-def _limited(metric: Metric[RecallResult], gate: Any) -> Metric[RecallResult]:
-    if gate is not None:
-        metric.policy = replace(metric.policy, limiter=GateClient(gate))
+def _limited(metric: Metric[RecallResult], gate: Any, limits: Limits) -> Metric[RecallResult]:
+    metric.policy = replace(metric.policy, limiter=GateClient(gate, limits.paced))
     return metric
+
+
+def _timely(limits: Limits) -> bool:
+    """Whether the gate must hear soon what samples spent (the token bucket, the budget),
+    not only once per batch (a count)."""
+    return bool(limits.tpm) or limits.budgeted
 
 
 class Decomposer:
     """Claims of distinct (reference, question) tasks, by the first decomposing metric (its
     claim store is consulted first, and keeps what the judge returns)."""
 
-    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int, budgeted: bool):
-        self.metric = _limited(spec.build(), gate)
+    def __init__(self, spec: MetricSpec, gate: Any, concurrency: int, limits: Limits):
+        self.metric = _limited(spec.build(), gate, limits)
         assert isinstance(self.metric, ContextRecall)
-        self.gate, self.concurrency, self.budgeted = gate, concurrency, budgeted
+        self.gate, self.concurrency, self.limits = gate, concurrency, limits
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
@@ -53,30 +61,46 @@ class Decomposer:
         return pa.Table.from_pylist(found, CLAIMS_SCHEMA)
 
     async def _claims(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        metric = self.metric
-        assert isinstance(metric, ContextRecall)
         slots = asyncio.Semaphore(self.concurrency)
-        judge_id = metric.judge_id()
+        tally = _Tally(self.gate, _timely(self.limits))
 
         async def one(row: dict[str, Any]) -> dict[str, Any]:
-            sample = Sample(reference=row["reference"], user_input=row["question"])
-            none = {"task": row["task"], "claims": None, "claims_judge": None}
             async with slots:
-                held = (1, 0) if self.budgeted else (0, 0)  # a decomposition fits the budget
-                if self.budgeted and not await self.gate.admit.remote(*held):
-                    return none
-                try:
-                    claim_set = await metric.aclaim_set(sample)
-                except JudgeError:  # the sample decomposes on its own, and says why it failed
-                    self.gate.settle.remote(held, 0, 0)
-                    return none
-            used = claim_set.usage
-            self.gate.settle.remote(held, used.calls, _tokens(used))
-            keep = claim_set.source in ("judge", "store")  # rules carry a note: not seeded
-            claims = claim_set.claims if keep else None
+                claims, judge_id = await decompose(
+                    self.metric, self.gate, self.limits, tally, row["reference"], row["question"]
+                )
             return {"task": row["task"], "claims": claims, "claims_judge": judge_id}
 
-        return list(await asyncio.gather(*(one(r) for r in rows)))
+        found = list(await asyncio.gather(*(one(r) for r in rows)))
+        await tally.done()
+        return found
+
+
+async def decompose(
+    metric: Metric[RecallResult],
+    gate: Any,
+    limits: Limits,
+    tally: _Tally,
+    reference: str,
+    question: str | None,
+) -> tuple[list[str] | None, str | None]:
+    """A task's claims by ``metric`` (a ContextRecall; its claim store is consulted first and
+    keeps what the judge returns) and the judge id they are for; ``(None, None)`` when the
+    budget leaves it out or the judge fails (its samples then decompose on their own, and say
+    why they failed), or when rules split it (they carry a note: not shared)."""
+    assert isinstance(metric, ContextRecall)
+    held = (1, 0) if limits.budgeted else (0, 0)  # a decomposition fits the budget
+    if limits.budgeted and not await gate.admit.remote(*held):
+        return None, None
+    try:
+        claim_set = await metric.aclaim_set(Sample(reference=reference, user_input=question))
+    except JudgeError:
+        tally.add(held, Usage())
+        return None, None
+    tally.add(held, claim_set.usage)
+    if claim_set.source not in ("judge", "store"):
+        return None, None
+    return claim_set.claims, metric.judge_id()
 
 
 class Scorer:
@@ -92,19 +116,22 @@ class Scorer:
         repeats: int,
         timeout: float | None,
         seeded: bool,
-        budgeted: bool,
+        limits: Limits,
+        board: Any = None,
     ):
         self.metrics = [
-            _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate)
+            _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate, limits)
             for s in specs
         ]
-        self.gate, self.concurrency, self.repeats, self.timeout = (
+        self.board = board  # a Ray-read input's: claims of its tasks, cluster-wide
+        self.gate, self.concurrency, self.repeats, self.timeout, self.limits = (
             gate,
             concurrency,
             repeats,
             timeout,
+            limits,
         )
-        self.estimate = run_estimator(self.metrics, repeats) if budgeted else None
+        self.estimate = run_estimator(self.metrics, repeats) if limits.budgeted else None
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
@@ -122,20 +149,46 @@ class Scorer:
                 key = ClaimCache.key(reference, question, judge_id, PROMPT_VERSION)
                 metric.cache.put(key, claims)  # type: ignore[attr-defined]
 
+    async def _from_board(self, samples: Sequence[Sample], tally: _Tally) -> None:
+        """Each distinct task of the batch: its claims from the board, or decomposed here and
+        posted there when this worker is the first to take it; then seeded."""
+        first = next(m for m in self.metrics if isinstance(m, ContextRecall))
+        slots = asyncio.Semaphore(self.concurrency)
+        tasks = {task_of(s): s for s in samples}
+        tasks.pop("", None)
+
+        async def one(task: str, sample: Sample) -> tuple[str, list[str] | None, str | None]:
+            mine, (claims, judge_id) = await self.board.take.remote(task)
+            if mine:
+                async with slots:
+                    reference = sample.reference or ""
+                    claims, judge_id = await decompose(
+                        first, self.gate, self.limits, tally, reference, sample.user_input
+                    )
+                self.board.post.remote(task, claims, judge_id)
+            return task, claims, judge_id
+
+        found = {t: (c, j) for t, c, j in await asyncio.gather(*map(one, tasks, tasks.values()))}
+        for sample in samples:
+            self._seed(sample, *found.get(task_of(sample), (None, None)))
+
     async def _score(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         samples = [Sample.model_validate_json(r["sample"]) for r in rows]
+        tally = _Tally(self.gate, _timely(self.limits))
+        if self.board is not None:
+            await self._from_board(samples, tally)
         for row, sample in zip(rows, samples, strict=True):
             self._seed(sample, row.get("claims"), row.get("claims_judge"))
         held: dict[int, tuple[int, int]] = {}
+        estimate = self.estimate
 
-        def skip(sample: Sample) -> bool:
-            if self.estimate is None or self.gate is None:
-                return False
-            import ray
-
-            est = self.estimate(sample)
+        async def skip(sample: Sample) -> bool:
+            """Whether the cluster's budget leaves ``sample`` out (awaited: the other samples
+            in flight go on meanwhile)."""
+            assert estimate is not None
+            est = estimate(sample)
             need = (est.calls, est.prompt_tokens + est.completion_tokens)
-            if not ray.get(self.gate.admit.remote(*need)):
+            if not await self.gate.admit.remote(*need):
                 return True
             held[id(sample)] = need
             return False
@@ -147,7 +200,7 @@ class Scorer:
             concurrency=self.concurrency,
             timeout=self.timeout,
             repeats=self.repeats,
-            skip=skip,
+            skip=skip if estimate is not None else None,
         )
         async for scored in stream:
             row = rows[scored.index]
@@ -160,12 +213,40 @@ class Scorer:
                 row["content"],
             )
             out.extend(result_rows(record))
-            if self.gate is not None:
-                used = sum((r.usage for r in scored.results.values()), Usage())
-                need = held.pop(id(scored.sample), (0, 0))
-                self.gate.settle.remote(need, used.calls, _tokens(used))
+            used = sum((r.usage for r in scored.results.values()), Usage())
+            tally.add(held.pop(id(scored.sample), (0, 0)), used)
+        await tally.done()
         return out
 
 
-def _tokens(usage: Usage) -> int:
-    return usage.prompt_tokens + usage.completion_tokens
+class _Tally:
+    """What samples spent, told to the gate within ``SOON`` seconds of finishing (``timely``:
+    the token bucket and the budget need it then; the samples finished meanwhile are told
+    together) or once, when the batch is ``done`` (it only counts then). ``done`` waits until
+    the gate has heard all of it, so its count is whole once the run's results are."""
+
+    def __init__(self, gate: Any, timely: bool):
+        self.gate, self.timely = gate, timely
+        self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.later: asyncio.TimerHandle | None = None
+        self.told: Any = None  # the last settle sent (a sync actor runs one sender's in order)
+
+    def add(self, held: tuple[int, int], used: Usage) -> None:
+        self.held = (self.held[0] + held[0], self.held[1] + held[1])
+        self.calls += used.calls
+        self.tokens += used.prompt_tokens + used.completion_tokens
+        if self.timely and self.later is None:
+            self.later = asyncio.get_running_loop().call_later(SOON, self.flush)
+
+    def flush(self) -> None:
+        if self.later is not None:
+            self.later.cancel()
+            self.later = None
+        if self.held != (0, 0) or self.calls or self.tokens:
+            self.told = self.gate.settle.remote(self.held, self.calls, self.tokens)
+        self.held, self.calls, self.tokens = (0, 0), 0, 0
+
+    async def done(self) -> None:
+        self.flush()
+        if self.told is not None:
+            await self.told
