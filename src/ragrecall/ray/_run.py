@@ -81,7 +81,7 @@ def start(
     todo: int | None = None
     table: pa.Table | None = None
     if isinstance(data, ray.data.Dataset) or _remote(data):
-        samples = _identified(_read(data), column_map, done)
+        samples = _identified(_read(data), column_map, done, workers, batch)
     else:
         table = _local(data, column_map, done)
         todo = len(table)
@@ -166,10 +166,16 @@ def _blocks(table: pa.Table, batch: int) -> ray.data.Dataset:
 
 
 def _identified(
-    ds: ray.data.Dataset, column_map: Mapping[str, str] | None, done: Done
+    ds: ray.data.Dataset,
+    column_map: Mapping[str, str] | None,
+    done: Done,
+    workers: int,
+    batch: int,
 ) -> ray.data.Dataset:
-    """A Ray-read input as SAMPLE_SCHEMA rows: its input order is not known (``index`` -1), so
-    a task's occurrences are numbered in the order of their content digests."""
+    """A Ray-read input as SAMPLE_SCHEMA rows in blocks of ``batch``: its input order is not
+    known (``index`` -1), so a task's occurrences are numbered in the order of their content
+    digests. As many LIGHT tasks at once as ``workers`` (uncapped, up to 1/LIGHT would start,
+    each in a worker process of its own)."""
 
     def identify(batch: pa.Table) -> pa.Table:
         out = []
@@ -193,12 +199,20 @@ def _identified(
         ]
         return counted.filter(pa.array(keep, pa.bool_()))
 
-    identified = ds.map_batches(identify, batch_format="pyarrow", num_cpus=LIGHT)
+    identified = ds.map_batches(
+        identify,
+        batch_format="pyarrow",
+        num_cpus=LIGHT,
+        compute=ray.data.TaskPoolStrategy(size=workers),
+    )
     grouped = identified.groupby("key", num_partitions=_PARTITIONS)
-    # materialized (in the object store) before any actor pool holds the CPUs a shuffle needs
-    numbered = grouped.map_groups(number, batch_format="pyarrow", num_cpus=LIGHT)
-    done_numbering: ray.data.Dataset = numbered.materialize()
-    return done_numbering
+    numbered = grouped.map_groups(number, batch_format="pyarrow", num_cpus=LIGHT).materialize()
+    # One partition is one block, which one actor would score alone: cut into blocks of
+    # ``batch`` rows, materialized (in the object store) before any actor pool holds the CPUs
+    # that the shuffle and the cut need.
+    blocks = max(1, -(-numbered.count() // batch))
+    cut: ray.data.Dataset = numbered.repartition(blocks).materialize()
+    return cut
 
 
 # One reducer per shuffle: Ray Data 2.60 fails a hash-shuffle partition that gets no rows
