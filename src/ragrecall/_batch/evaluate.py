@@ -15,9 +15,9 @@ from .._evaluate import EvaluationReport
 from .._judge.resolve import JudgeLike, resolve_judge
 from .._metrics.base import Metric, MetricOptions
 from .._metrics.registry import metric_class
-from .._results_file import ResultsFile, read_records
-from .._run import Budget, identities
-from .._schemas import RecallResult
+from .._results_file import Record, ResultsFile, read_records
+from .._run import Budget, Identity, identities
+from .._schemas import RecallResult, Sample
 from .api import BatchAPI
 from .exchange import Exchange, batch_judge
 from .journal import Journal
@@ -37,6 +37,40 @@ class BatchJudge:
         self.chat = batch_judge(judge, self.exchange)
         assert isinstance(judge, ChatOpenAI)  # batch_judge refused any other
         self.api = BatchAPI(judge.root_client.with_options(max_retries=5), completion_window)
+
+    def score(
+        self,
+        samples: Sequence[Sample],
+        metrics: Sequence[Metric[RecallResult]],
+        *,
+        ids: Sequence[Identity],
+        store: ResultsFile,
+        budget: Budget,
+        on_record: Callable[[Record], None],
+        poll_interval: float,
+        notify: Callable[[str], None],
+    ) -> None:
+        """Score the samples not in ``store`` (``metrics`` judge with ``chat``), journaled
+        beside it; ``notify`` hears of each batch sent and how it goes."""
+        journal = Journal.open(journal_path(store.path))
+        if journal.running:
+            notify(f"resuming: {len(journal.running)} batches still running, from {journal.path}")
+        try:
+            run_rounds(
+                samples,
+                metrics,
+                ids=ids,
+                store=store,
+                journal=journal,
+                api=self.api,
+                exchange=self.exchange,
+                budget=budget,
+                on_record=on_record,
+                settings=BatchSettings(poll_interval=poll_interval),
+                notify=notify,
+            )
+        finally:
+            journal.close()
 
 
 def evaluate_batch(
@@ -82,24 +116,19 @@ def evaluate_batch(
     ids = identities(samples)
     budget = Budget(max_calls, max_tokens)
     store = ResultsFile.open(out, metrics=names, repeats=1)
-    journal = Journal.open(journal_path(out))
     try:
-        run_rounds(
+        batch.score(
             samples,
             built,
             ids=ids,
             store=store,
-            journal=journal,
-            api=batch.api,
-            exchange=batch.exchange,
             budget=budget,
             on_record=lambda _: None,
-            settings=BatchSettings(poll_interval=poll_interval),
+            poll_interval=poll_interval,
             notify=notify or (lambda _: None),
         )
     finally:
         store.close()
-        journal.close()
     found = {(r.id, r.content): r for r in read_records(out)}
     results: dict[str, list[RecallResult]] = {m.name: [] for m in built}
     for sample_id, content in ids:

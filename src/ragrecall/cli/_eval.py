@@ -40,7 +40,7 @@ from .._run import Budget, identities, pending, score_samples
 from .._schemas import Sample
 from .._summary import RunSummary
 from ..prompts import PROMPT_VERSION
-from ._eval_batch import BATCHES_RUNNING, batched, open_batch, score_in_batches
+from ._eval_batch import BATCHES_RUNNING, batched, open_batch
 from ._eval_ray import add_ray_arguments, run_ray
 from ._exit import (
     BUDGET_STOPPED,
@@ -237,8 +237,15 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     try:
         if batch is not None:
             assert store is not None  # open_batch asked for --out
-            score_in_batches(
-                batch, samples, metrics, idents, store, budget, collect, args, err_console
+            batch.score(
+                samples,
+                metrics,
+                ids=idents,
+                store=store,
+                budget=budget,
+                on_record=collect,
+                poll_interval=args.poll,
+                notify=err_console.print,
             )
         else:
             asyncio.run(

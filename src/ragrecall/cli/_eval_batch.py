@@ -6,22 +6,15 @@ what is still running."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
 from typing import Literal
-
-from rich.console import Console
 
 from .._batch.evaluate import BatchJudge
 from .._batch.journal import Journal
-from .._batch.run import BatchSettings, journal_path, run_rounds
+from .._batch.run import journal_path
 from .._errors import SampleError
 from .._judge.resolve import JudgeLike, resolve_judge
-from .._metrics.base import Metric
-from .._results_file import Record, ResultsFile
-from .._run import Budget, Identity
-from .._schemas import RecallResult, Sample
 
-__all__ = ["BATCHES_RUNNING", "batched", "open_batch", "score_in_batches"]
+__all__ = ["BATCHES_RUNNING", "batched", "open_batch"]
 
 BATCHES_RUNNING = " (batches sent go on at the provider: run again to collect them)"
 
@@ -42,39 +35,3 @@ def batched(strategy: Literal["auto", "per_claim", "batched"]) -> Literal["per_c
     """The attribution strategy in batch mode: batched unless per-claim is asked for (one
     round of batches per claim)."""
     return "per_claim" if strategy == "per_claim" else "batched"
-
-
-def score_in_batches(
-    batch: BatchJudge,
-    samples: Sequence[Sample],
-    metrics: Sequence[Metric[RecallResult]],
-    ids: Sequence[Identity],
-    store: ResultsFile,
-    budget: Budget,
-    on_record: Callable[[Record], None],
-    args: argparse.Namespace,
-    err_console: Console,
-) -> None:
-    """Score the samples not in ``store`` through ``batch``, telling ``err_console`` of each
-    batch sent and how it goes."""
-    journal = Journal.open(journal_path(args.out))
-    if journal.running:
-        err_console.print(
-            f"resuming: {len(journal.running)} batches still running, from {journal.path}"
-        )
-    try:
-        run_rounds(
-            samples,
-            metrics,
-            ids=ids,
-            store=store,
-            journal=journal,
-            api=batch.api,
-            exchange=batch.exchange,
-            budget=budget,
-            on_record=on_record,
-            settings=BatchSettings(poll_interval=args.poll),
-            notify=err_console.print,
-        )
-    finally:
-        journal.close()
