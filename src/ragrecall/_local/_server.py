@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import http.client
+import importlib.util
 import logging
 import os
 import secrets
@@ -94,6 +95,7 @@ class JudgeServer:
         self.api_key = secrets.token_urlsafe(24)
         self.model: ModelInfo | None = None  # resolved on first start
         self._command = list(command or CHILD_COMMAND)
+        self._needs_runtime = command is None
         self._start_timeout = start_timeout
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -150,6 +152,11 @@ class JudgeServer:
                 self._log = None
 
     def _start(self) -> None:
+        if self._needs_runtime and importlib.util.find_spec("xllamacpp") is None:
+            raise JudgeModelError(
+                "the embedded judge's runtime (llama.cpp) is not installed: "
+                "pip install 'ragrecall[model]'"
+            )
         if self.model is None:
             self.model = resolve_model(self.config.model_path)
         if self._log is None:
