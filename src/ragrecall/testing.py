@@ -11,6 +11,10 @@ supported ones with their chunk and evidence; an unscorable sample fails with it
 With the pytest plugin (installed with ragrecall), the ``assert_recall`` fixture does the same
 with the session's judge: ``--recall-judge`` / ``$RAGRECALL_JUDGE`` (``local`` or
 ``provider:model``), or your own ``recall_judge`` fixture returning a chat model.
+
+To test code around a judge without a model, ``ScriptedJudge(reply=...)`` is a chat model
+that answers what ``reply(messages)`` returns; its default, ``keyword_reply``, supports a
+claim when all its words occur in a passage.
 """
 
 from __future__ import annotations
@@ -22,8 +26,19 @@ from ._judge.resolve import JudgeLike
 from ._metrics.base import Metric
 from ._metrics.registry import build_metrics
 from ._schemas import RecallResult, Sample
+from ._scripted import Reply, ScriptedJudge, TextOnlyJudge, keyword_reply, passages
 
-__all__ = ["RecallAssertionError", "aassert_recall", "assert_recall", "recall_metric"]
+__all__ = [
+    "RecallAssertionError",
+    "Reply",
+    "ScriptedJudge",
+    "TextOnlyJudge",
+    "aassert_recall",
+    "assert_recall",
+    "keyword_reply",
+    "passages",
+    "recall_metric",
+]
 
 
 class RecallAssertionError(AssertionError):

@@ -1,13 +1,16 @@
-"""Scripted chat models for unit tests of parsing and control flow (no network, no model).
+"""Scripted chat models: judges for tests, with no network and no model (public through
+`ragrecall.testing`, as httpx ships `MockTransport`).
 
-``ScriptedJudge`` emits tool calls, so ``with_structured_output`` works on it;
+``ScriptedJudge`` answers with tool calls, so ``with_structured_output`` works on it;
 ``TextOnlyJudge`` has no tool support and answers in text, exercising the parser fallback.
-``keyword_reply`` is a rule-based judge: a claim is supported when its words all occur in a
-passage.
+``keyword_reply``, the default reply, is a rule-based judge that reads ragrecall's prompts: it
+splits an answer at ". " and calls a claim supported when all its words occur in a passage,
+quoting that whole passage.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,13 +21,18 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
+__all__ = ["Reply", "ScriptedJudge", "TextOnlyJudge", "keyword_reply", "passages"]
+
 Reply = Callable[[Sequence[BaseMessage]], Any]
+"""What a scripted judge answers: a dict (tool-call arguments, or JSON text), a string, an
+``AIMessage`` as is, or an exception to raise."""
 
 _PASSAGE = re.compile(r'<passage id="(\d+)">\n(.*?)\n</passage>', re.DOTALL)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
 def passages(messages: Sequence[BaseMessage]) -> dict[int, str]:
+    """The numbered passages of a judge prompt."""
     return {int(n): text for n, text in _PASSAGE.findall(_human(messages))}
 
 
@@ -32,15 +40,12 @@ def _human(messages: Sequence[BaseMessage]) -> str:
     return next(str(m.content) for m in messages if m.type == "human")
 
 
-def words(text: str) -> set[str]:
+def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def supporting_passage(claim: str, found: dict[int, str]) -> int:
-    for number, text in found.items():
-        if words(claim) <= words(text):
-            return number
-    return 0
+def _supporting(claim: str, found: dict[int, str]) -> int:
+    return next((n for n, text in found.items() if _words(claim) <= _words(text)), 0)
 
 
 def keyword_reply(messages: Sequence[BaseMessage]) -> dict[str, Any]:
@@ -51,27 +56,20 @@ def keyword_reply(messages: Sequence[BaseMessage]) -> dict[str, Any]:
         return {"claims": [s.strip(". ") + "." for s in answer.split(". ") if s.strip(". ")]}
     found = passages(messages)
     if "\n\nClaims:\n" in human:
-        listed = human.split("\n\nClaims:\n", 1)[1].splitlines()
         verdicts = []
-        for line in listed:
+        for line in human.split("\n\nClaims:\n", 1)[1].splitlines():
             number, claim = line.split(". ", 1)
-            hit = supporting_passage(claim, found)
-            verdicts.append(
-                {
-                    "claim": int(number),
-                    "supported": hit > 0,
-                    "passage": hit,
-                    "quote": found.get(hit, ""),
-                }
-            )
+            hit = _supporting(claim, found)
+            verdict = {"supported": hit > 0, "passage": hit, "quote": found.get(hit, "")}
+            verdicts.append({"claim": int(number), **verdict})
         return {"verdicts": verdicts}
-    claim = human.split("\n\nClaim: ", 1)[1]
-    hit = supporting_passage(claim, found)
+    hit = _supporting(human.split("\n\nClaim: ", 1)[1], found)
     return {"supported": hit > 0, "passage": hit, "quote": found.get(hit, "")}
 
 
 class TextOnlyJudge(BaseChatModel):
-    """Answers with ``reply(messages)``: a dict becomes JSON text, an exception is raised."""
+    """Answers with ``reply(messages)`` in text: a dict becomes JSON, an exception is raised.
+    ``calls`` records every prompt it was sent."""
 
     reply: Reply = keyword_reply
     calls: list[list[BaseMessage]] = Field(default_factory=list)
@@ -85,15 +83,17 @@ class TextOnlyJudge(BaseChatModel):
         return "scripted"
 
     def _message(self, out: Any) -> AIMessage:
-        import json
-
         if isinstance(out, AIMessage):
             return out
         text = json.dumps(out) if isinstance(out, (dict, list)) else str(out)
         return AIMessage(content=text, usage_metadata=self.usage)  # type: ignore[arg-type]
 
     def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
     ) -> ChatResult:
         self.calls.append(list(messages))
         out = self.reply(messages)
@@ -103,7 +103,7 @@ class TextOnlyJudge(BaseChatModel):
 
 
 class ScriptedJudge(TextOnlyJudge):
-    """Like TextOnlyJudge, but a dict reply becomes a tool call (native structured output)."""
+    """Like `TextOnlyJudge`, but a dict reply becomes a tool call (native structured output)."""
 
     tool_name: str = ""
 
@@ -119,45 +119,3 @@ class ScriptedJudge(TextOnlyJudge):
                 tool_calls=[{"name": self.tool_name, "args": out, "id": "call_1"}],
             )
         return super()._message(out)
-
-
-def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
-    """A judge that says supported, cites ``passage`` and quotes ``quote``, whatever it reads
-    (an attacked judge that obeys the injection)."""
-
-    def reply(messages: Any) -> dict[str, Any]:
-        verdict = {"supported": True, "passage": passage, "quote": quote}
-        if "\n\nClaims:\n" in str(messages[-1].content):
-            return {"verdicts": [{"claim": 1, **verdict}]}
-        return verdict
-
-    return ScriptedJudge(reply=reply)
-
-
-def p_reply(messages: Sequence[BaseMessage]) -> float:
-    """The LogprobJudge's P(supported): an overconfident judge, for calibration tests. Every
-    claim it is asked about reads "... <n>." with a number n; the words that are not numbers
-    all occur in a passage or not; P grows with n % 10 (0.05 to 0.95)."""
-    claim = _human(messages).split("\n\nClaim: ", 1)[1]
-    digits = re.findall(r"\d+", claim)
-    n = int(digits[-1]) if digits else 0
-    return 0.05 + 0.1 * (n % 10)
-
-
-class LogprobJudge(ScriptedJudge):
-    """A ScriptedJudge whose per-claim verdicts carry true/false logprobs (``p_reply``), as
-    llama.cpp's do, so ContextRecall decides from P(supported) and the word check."""
-
-    def _message(self, out: Any) -> AIMessage:
-        import math
-
-        message = super()._message(out)
-        if isinstance(out, dict) and "supported" in out and self.calls:
-            p = p_reply(self.calls[-1])
-            alternatives = [
-                {"token": "true", "logprob": math.log(p)},
-                {"token": "false", "logprob": math.log(1 - p)},
-            ]
-            token = {**alternatives[0], "top_logprobs": alternatives}
-            message.response_metadata = {"logprobs": {"content": [token]}}
-        return message
