@@ -86,7 +86,7 @@ class TextOnlyJudge(BaseChatModel):
         if isinstance(out, AIMessage):
             return out
         text = json.dumps(out) if isinstance(out, (dict, list)) else str(out)
-        return AIMessage(content=text, usage_metadata=self.usage)  # type: ignore[arg-type]
+        return AIMessage(content=text, usage_metadata=self.usage)
 
     def _generate(
         self,
@@ -115,7 +115,7 @@ class ScriptedJudge(TextOnlyJudge):
         if isinstance(out, dict):
             return AIMessage(
                 content="",
-                usage_metadata=self.usage,  # type: ignore[arg-type]
+                usage_metadata=self.usage,
                 tool_calls=[{"name": self.tool_name, "args": out, "id": "call_1"}],
             )
         return super()._message(out)
