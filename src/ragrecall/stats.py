@@ -8,7 +8,9 @@ correction beyond). For reading a non-significant comparison: the paired effect 
 detectable mean difference (normal approximation). For agreement with people's labels:
 balanced accuracy, Cohen's kappa and the expected calibration error of a probability. For a
 judge's own uncertainty: the interval of a share of independent uncertain items (the
-Poisson-binomial distribution).
+Poisson-binomial distribution). For a judge's bias: prediction-powered inference (PPI++), a
+dataset's mean recall, or a paired difference, corrected by people's labels on a random few
+answers, with an interval; and Student's t quantile it uses.
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ragrecall._ppi import PPI_MIN_LABELS, PPIResult, ppi_difference, ppi_mean, t_quantile
+
 __all__ = [
+    "PPI_MIN_LABELS",
+    "PPIResult",
     "WilcoxonResult",
     "balanced_accuracy",
     "bootstrap_ci",
@@ -30,10 +36,13 @@ __all__ = [
     "mean",
     "minimum_detectable_difference",
     "paired_effect_size",
+    "ppi_difference",
+    "ppi_mean",
     "ranks",
     "share_interval",
     "sign_flip_test",
     "smallest_p_value",
+    "t_quantile",
     "wilcoxon_signed_rank",
 ]
 

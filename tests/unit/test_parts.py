@@ -47,9 +47,10 @@ PROMPTS = [
 # fmt: on
 # fmt: off
 STATS = [
-    "WilcoxonResult", "balanced_accuracy", "bootstrap_ci", "cohen_kappa",
-    "expected_calibration_error", "mean", "minimum_detectable_difference", "paired_effect_size",
-    "ranks", "share_interval", "sign_flip_test", "smallest_p_value", "wilcoxon_signed_rank",
+    "PPIResult", "PPI_MIN_LABELS", "WilcoxonResult", "balanced_accuracy", "bootstrap_ci",
+    "cohen_kappa", "expected_calibration_error", "mean", "minimum_detectable_difference",
+    "paired_effect_size", "ppi_difference", "ppi_mean", "ranks", "share_interval",
+    "sign_flip_test", "smallest_p_value", "t_quantile", "wilcoxon_signed_rank",
 ]
 # fmt: on
 
