@@ -121,13 +121,16 @@ def ppi_mean(
     simple random sample of the dataset's (drawn without replacement, every answer equally
     likely, whatever its scores); answers picked for being hard or uncertain break it.
 
-    Estimate: mean(human_labeled) - lambda * (mean(judge_labeled) - mean(judge_all)), with
-    lambda the variance-minimising weight (the labelled answers' regression slope of people's
-    score on the judge's: PPI++'s power tuning when the judge's mean is known for the whole
-    dataset), clipped to [0, 1]. Interval: Student's t with n - 2 degrees of freedom, standard
-    error sqrt((1 - n/N) * s^2 / n), s^2 the residuals' variance (n - 2 denominator). With
-    fewer than ``PPI_MIN_LABELS`` (10) labelled answers it returns the labels-only interval
-    (t with n - 1 degrees of freedom, the same correction) and says so in ``method``.
+    Estimate: mean(human_labeled) - lambda * (mean(judge_labeled) - mean(judge_all)).
+    lambda: PPI++'s power tuning, Cov / ((1 + n/N') Var) over the labelled answers for N'
+    unlabelled ones; here the judge's mean over the dataset has no sampling error, so the
+    1 + n/N' term drops and lambda is the regression slope of people's score on the judge's,
+    clipped to [0, 1]. Interval: Student's t with n - 2 degrees of freedom, standard error
+    sqrt((1 - n/N) * s^2 / n), s^2 the variance of human - lambda * judge over the labelled
+    answers (n - 2 denominator), N = len(judge_all). With fewer than ``PPI_MIN_LABELS`` (10)
+    labelled answers it returns the labels-only interval (t with n - 1 degrees of freedom, the
+    same correction) and says so in ``method``. ValueError: no labels, labelled lists of
+    unequal lengths, ``judge_all`` shorter than them, or a score not in [0, 1].
     """
     judge = _scores(judge_all, "judge_all")
     labeled = _scores(judge_labeled, "judge_labeled")
