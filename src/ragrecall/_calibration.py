@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ._csv_cells import read_cell
 from ._errors import CalibrationError, SampleError
 from ._metrics.attribution import DEFAULT_DECISION, Decision
 from .prompts import PROMPT_VERSION
@@ -159,7 +160,9 @@ def read_labels(path: str | Path) -> list[Label]:
 
 
 def _csv_row(row: dict[str, str]) -> dict[str, Any]:
-    value: dict[str, Any] = {k: v for k, v in row.items() if v not in ("", None)}
+    value: dict[str, Any] = {
+        k: read_cell(v) for k, v in row.items() if k is not None and isinstance(v, str) and v
+    }
     label = (row.get("label") or "skip").strip().lower().replace(" ", "_")
     value["label"] = {"yes": "supported", "y": "supported", "no": "not_supported"}.get(
         label, {"n": "not_supported"}.get(label, label)
