@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ragrecall import read_labels
+from ragrecall import CalibrationProfile, Label, calibrate, read_labels
 from ragrecall.cli import main
 
 HOSTILE = [
@@ -76,3 +77,120 @@ def test_review_csv_cells_never_start_a_formula_and_read_back_exactly(tmp_path: 
     claims = {x.claim for x in labels}
     assert any(c.startswith("=HYPERLINK") for c in claims)
     assert any(c.startswith("'=1+1") for c in claims)
+
+
+# --- 7. calibration profiles and labels are range-checked ---------------------------------
+
+PROFILE = {
+    "judge": "scripted:scripted",
+    "prompt_version": "x",
+    "scale_a": 1.0,
+    "scale_b": 0.0,
+    "support_threshold": 0.55,
+    "lexical_weight": 0.3,
+    "labels": 40,
+    "moved": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("support_threshold", 5.0),
+        ("support_threshold", -1.0),
+        ("lexical_weight", 2.0),
+        ("scale_a", -5),
+        ("scale_a", -0.5),
+        ("scale_a", "NaN"),
+        ("scale_b", "Infinity"),
+        ("scale_b", None),  # missing
+        ("support_threshold", "NaN"),
+        ("labels", -3),
+        ("support_threshold", "high"),
+    ],
+)
+def test_an_out_of_range_profile_is_refused_naming_file_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: Any
+) -> None:
+    profile = dict(PROFILE)
+    if value is None:
+        del profile[field]
+    else:
+        profile[field] = value
+    path = tmp_path / "calibration.json"
+    # NaN and Infinity as Python's json writes them (bare words)
+    text = json.dumps(profile).replace('"NaN"', "NaN").replace('"Infinity"', "Infinity")
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"calibration.json: .*field '{field}'"):
+        CalibrationProfile.load(path)
+    data = write_jsonl(tmp_path / "data.jsonl", [{"reference": "Cats purr.", "contexts": ["x"]}])
+    judge = ["--judge-factory", "fakes:LogprobJudge"]
+    code = main(["eval", str(data), *judge, "--calibration", str(path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "calibration.json" in err and field in err
+
+
+@pytest.mark.parametrize(
+    ("row", "field"),
+    [
+        ({"p_supported": 5}, "p_supported"),
+        ({"p_supported": -0.1}, "p_supported"),
+        ({"p_supported": "NaN"}, "p_supported"),
+        ({"word_overlap": 1.5}, "word_overlap"),
+        ({"occurrence": -1}, "occurrence"),
+    ],
+)
+def test_an_out_of_range_label_is_refused_naming_file_line_and_field(
+    tmp_path: Path, row: dict[str, Any], field: str
+) -> None:
+    good = {"key": "k", "claim": "c", "label": "supported", "p_supported": 0.4}
+    path = tmp_path / "labels.jsonl"
+    bad = json.dumps({**good, **row}).replace('"NaN"', "NaN")
+    path.write_text(json.dumps(good) + "\n\n" + bad + "\n")
+    with pytest.raises(ValueError, match=rf"labels.jsonl:3: .*field '{field}'"):
+        read_labels(path)
+    assert main(["calibrate", str(path), "--out", str(tmp_path / "c.json")]) == 2
+    csv_path = tmp_path / "labels.csv"
+    with csv_path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, list({**good, **row}))
+        writer.writeheader()
+        writer.writerow(good)
+        writer.writerow({**good, **row})
+    with pytest.raises(ValueError, match=rf"labels.csv:3: .*field '{field}'"):
+        read_labels(csv_path)
+
+
+def test_a_nested_or_endless_labels_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text('{"key": "k", "claim": "c", "label": "skip"}\n' + "[" * 100_000 + "\n")
+    with pytest.raises(ValueError, match=r"labels.jsonl:2: not JSON: nested too deeply"):
+        read_labels(path)
+    assert main(["calibrate", "/dev/zero"]) == 2
+
+
+# --- 12. quiet wrong answers ---------------------------------------------------------------
+
+
+def test_calibrate_says_an_interval_below_zero_is_worse_not_inconclusive() -> None:
+    rng = random.Random(12)
+    labels = []
+    for i in range(60):
+        p, w = round(rng.random(), 2), round(rng.random(), 2)
+        truth = (0.7 * p + 0.3 * w >= 0.55) if rng.random() < 0.8 else rng.random() < 0.5
+        label = "supported" if truth else "not_supported"
+        labels.append(
+            Label(
+                key=f"k{i}",
+                claim=f"c{i}",
+                label=label,
+                attributed=p > 0.5,
+                p_supported=p,
+                word_overlap=w,
+                judge="j",
+            )
+        )
+    profile = calibrate(labels, resamples=500)
+    assert not profile.moved
+    assert "does not exclude 0" not in profile.note
+    assert "lies below 0" in profile.note and "does worse" in profile.note
