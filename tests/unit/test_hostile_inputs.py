@@ -194,3 +194,82 @@ def test_calibrate_says_an_interval_below_zero_is_worse_not_inconclusive() -> No
     assert not profile.moved
     assert "does not exclude 0" not in profile.note
     assert "lies below 0" in profile.note and "does worse" in profile.note
+
+
+# --- 11. identity traps make compare refuse ------------------------------------------------
+
+
+def animal_rows(n: int = 30) -> list[dict[str, Any]]:
+    return [
+        {
+            "question": f"What do cats do ({i})?",
+            "reference": f"Cats purr {i}. Dogs bark {i}.",
+            "contexts": [f"Cats purr {i} loudly."],
+        }
+        for i in range(n)
+    ]
+
+
+def eval_to(tmp_path: Path, data: Path, name: str) -> Path:
+    out = tmp_path / f"{name}-results.jsonl"
+    judge = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]
+    assert main(["eval", str(data), *judge, "--claim-mode", "sentences", "--out", str(out)]) == 0
+    return out
+
+
+def test_float_ids_from_parquet_pair_with_int_ids_from_jsonl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rows = [{"sample_id": i, **r} for i, r in enumerate(animal_rows())]
+    a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", rows), "a")
+    frame = pd.DataFrame(rows)
+    frame["sample_id"] = frame["sample_id"].astype("float64")
+    frame.loc[29, "sample_id"] = None  # one gap: pandas keeps the column as float
+    frame.to_parquet(tmp_path / "b.parquet")
+    b = eval_to(tmp_path, tmp_path / "b.parquet", "b")
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "30 / 30 / 29" in out  # samples A / B / paired
+
+
+def test_a_trailing_space_in_each_reference_still_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = animal_rows()
+    spaced = [
+        {**r, "reference": r["reference"] + " ", "question": " " + r["question"]} for r in rows
+    ]
+    a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", rows), "a")
+    b = eval_to(tmp_path, write_jsonl(tmp_path / "b.jsonl", spaced), "b")
+    assert main(["compare", str(a), str(b)]) == 0
+    assert "30 / 30 / 30" in capsys.readouterr().out
+
+
+def test_a_refusal_for_few_pairs_says_how_samples_pair_and_shows_a_near_miss(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = animal_rows(10)
+    other = [{**r, "reference": r["reference"].replace("Cats", "Kats")} for r in rows]
+    a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", rows), "a")
+    b = eval_to(tmp_path, write_jsonl(tmp_path / "b.jsonl", other), "b")
+    assert main(["compare", str(a), str(b)]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert "only 0 samples pair" in out and "whitespace" in out and "1.0" in out
+    assert "first unpaired in A: question 'What do cats do (0)?'" in out
+    assert "first unpaired in B:" in out and "Kats purr 0." in out
+
+
+def test_comparing_a_run_with_itself_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", animal_rows()), "a")
+    assert main(["compare", str(a), str(a)]) == 2
+    assert "are the same file" in " ".join(capsys.readouterr().out.split())
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(a.read_bytes())
+    assert main(["compare", str(a), str(copy)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "identical results for all 30 samples" in out
+    assert "score more questions" not in out and "verdict: too few pairs" not in out
