@@ -273,3 +273,72 @@ def test_comparing_a_run_with_itself_says_so(
     out = " ".join(capsys.readouterr().out.split())
     assert "identical results for all 30 samples" in out
     assert "score more questions" not in out and "verdict: too few pairs" not in out
+
+
+def test_a_claims_file_with_two_sets_for_one_task_is_refused_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(3))
+    claims = tmp_path / "claims.jsonl"
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    assert main(["claims", str(data), *judge, "--out", str(claims)]) == 0
+    lines = claims.read_text().splitlines()
+    other = json.loads(lines[1])
+    other["claims"] = ["Cats purr 1.", "Cats are blue."]
+    claims.write_text("\n".join([*lines, json.dumps(other)]) + "\n")
+    capsys.readouterr()
+    code = main(
+        ["eval", str(data), "--judge-factory", "fakes:ScriptedJudge", "--claims", str(claims)]
+    )
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "claims.jsonl:4:" in err and "a second claim set for the task of line 2" in err
+    # the same set twice is not a conflict
+    claims.write_text("\n".join([*lines, lines[1]]) + "\n")
+    assert (
+        main(["eval", str(data), "--judge-factory", "fakes:ScriptedJudge", "--claims", str(claims)])
+        == 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("column", "metric", "field"),
+    [
+        ("retreived_contexts", "context_recall", "retrieved_contexts"),
+        ("refrence", "context_recall", "reference"),
+        ("answr", "response_recall", "response"),
+    ],
+)
+def test_a_misspelt_column_every_row_lacks_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, metric: str, field: str
+) -> None:
+    rows = [
+        {"question": "q", "reference": "Cats purr.", "response": "Cats purr.", "contexts": ["x"]}
+    ]
+    canonical = {"retrieved_contexts": "contexts", "reference": "reference", "response": "response"}
+    for row in rows:
+        row[column] = row.pop(canonical[field])
+    data = write_jsonl(tmp_path / "data.jsonl", rows * 3)
+    code = main(["eval", str(data), "--judge-factory", "fakes:ScriptedJudge", "--metric", metric])
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "data.jsonl: no row has" in err and field in err and metric in err
+    assert "did you mean" in err
+
+
+def test_an_empty_retrieval_on_every_row_is_still_scored(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", [{"reference": "Cats purr.", "contexts": []}] * 2)
+    assert main(["eval", str(data), "--judge-factory", "fakes:ScriptedJudge"]) == 0
+
+
+def test_a_judge_that_fails_mid_run_is_not_said_to_be_unable_to_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(20))
+    judge = ["--judge-factory", "fakes:dying_judge", "--claim-mode", "sentences"]
+    out = tmp_path / "out.jsonl"
+    code = main(["eval", str(data), *judge, "--concurrency", "1", "--out", str(out)])
+    assert code == 4
+    err = " ".join(capsys.readouterr().err.split())
+    assert "could not start" not in err
+    assert "the judge failed mid-run, after" in err and "samples of this run were scored" in err

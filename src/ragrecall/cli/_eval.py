@@ -49,6 +49,7 @@ from ._exit import (
     OK,
     USAGE_ERROR,
     interrupted,
+    judge_failure,
 )
 from ._inputs import (
     CLAIM_MODES,
@@ -227,7 +228,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         args.max_calls, args.max_tokens, run_estimator(metrics, args.repeats) if budgeted else None
     )
 
+    scored = 0  # samples this run finished: after one, a judge failure is not "cannot start"
+
     def collect(record: Record) -> None:
+        nonlocal scored
+        scored += 1
         summary.add(record)
         if kept is not None:
             kept.append(record)
@@ -266,7 +271,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         code, word = interrupted()
         stopped = code, f"[yellow]{word}[/]" + (BATCHES_RUNNING if batch is not None else "")
     except JudgeModelError as err:
-        stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] the judge could not start: {escape(str(err))}"
+        stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] {escape(judge_failure(err, scored))}"
     finally:
         if store is not None:
             store.close()

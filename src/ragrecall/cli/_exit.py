@@ -37,6 +37,7 @@ __all__ = [
     "USAGE_ERROR",
     "guarded",
     "interrupted",
+    "judge_failure",
 ]
 
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, JUDGE_UNAVAILABLE, INTERNAL_ERROR = 0, 1, 2, 3, 4, 5
@@ -52,6 +53,16 @@ def interrupted() -> tuple[int, str]:
     return INTERRUPTED, "interrupted"
 
 
+def judge_failure(error: Exception, finished: int = 0) -> str:
+    """What a judge that stopped working means: it could not start, or (after ``finished``
+    samples of this run) it failed mid-run."""
+    if finished:
+        return (
+            f"the judge failed mid-run, after {finished} samples of this run were scored: {error}"
+        )
+    return f"the judge could not start: {error}"
+
+
 def guarded(command: Callable[[], int]) -> int:
     """Run ``command``; an interrupt, a judge that cannot start or a bug becomes its exit code
     and a short message on stderr, never a traceback (unless ``RAGRECALL_DEBUG`` is set)."""
@@ -64,7 +75,7 @@ def guarded(command: Callable[[], int]) -> int:
             err.print(f"[yellow]{word}[/]", highlight=False)
             return code
         except JudgeModelError as exc:
-            err.print(f"[red]error:[/] the judge could not start: {exc}")
+            err.print(f"[red]error:[/] {judge_failure(exc)}")
             return JUDGE_UNAVAILABLE
         except Exception as exc:
             if os.environ.get("RAGRECALL_DEBUG"):

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from pydantic import AliasChoices
 from rich.console import Console
 from rich.markup import escape
 
@@ -18,6 +19,7 @@ from .._errors import SampleError
 from .._files import DataRows
 from .._judge.resolve import JudgeLike, import_judge, judge_at
 from .._metrics.claims import ClaimCache
+from .._metrics.registry import metric_class
 from .._schemas import Sample
 
 __all__ = [
@@ -158,6 +160,30 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
             soft_wrap=True,
         )
     return samples
+
+
+def check_needs(samples: Sequence[Sample], names: Sequence[str], source: object) -> None:
+    """Refuse (SampleError) a run whose input has, on no row, a field a metric needs: a
+    misspelt column would otherwise score every sample as if nothing were there."""
+    present: set[str] = set()
+    for sample in samples:  # a column given, even empty (a retrieval of nothing), is there
+        present |= sample.model_fields_set
+    for name in names:
+        for fields in metric_class(name).needs:
+            if not present.intersection(fields):
+                wanted = " or ".join(_spellings(f) for f in fields)
+                raise SampleError(
+                    f"{source}: no row has {wanted}, which {name} needs, so every sample would "
+                    "be scored without it; name your column with --column-map (see the note "
+                    "on columns not read above, if any)"
+                )
+
+
+def _spellings(field: str) -> str:
+    alias = Sample.model_fields[field].validation_alias
+    choices = alias.choices if isinstance(alias, AliasChoices) else []
+    names = [field, *(str(a) for a in choices if a != field)]
+    return names[0] + (f" ({', '.join(names[1:])})" if len(names) > 1 else "")
 
 
 def _with_hint(column: str) -> str:

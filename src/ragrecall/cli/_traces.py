@@ -15,7 +15,7 @@ from .._results_file import Record
 from .._run import Identity
 from .._schemas import RecallResult, Sample
 from .._traces import TracedSamples, load_traces
-from ._inputs import read_input
+from ._inputs import check_needs, read_input
 
 __all__ = ["add_traces_arguments", "finish_traces", "read_samples"]
 
@@ -63,7 +63,9 @@ def read_samples(
         given = [f"--{n}" for n in ("join-on", "contents", "traces-out") if _set(args, n)]
         if given:
             raise SampleError(f"{', '.join(given)} needs --from-traces")
-        return read_input(args, err), None
+        samples = read_input(args, err)
+        check_needs(samples, args.metric or ["context_recall"], args.data)
+        return samples, None
     references = read_input(args, err)
     traced = load_traces(args.from_traces, references, join_on=args.join_on, contents=args.contents)
     for note in traced.notes:
@@ -79,6 +81,7 @@ def read_samples(
             f"{args.from_traces}: no retriever span matched any of the {len(references)} "
             f"references (--join-on {args.join_on})"
         )
+    check_needs(traced.samples, args.metric or ["context_recall"], args.from_traces)
     return traced.samples, traced
 
 
