@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -342,3 +343,147 @@ def test_a_judge_that_fails_mid_run_is_not_said_to_be_unable_to_start(
     err = " ".join(capsys.readouterr().err.split())
     assert "could not start" not in err
     assert "the judge failed mid-run, after" in err and "samples of this run were scored" in err
+
+
+# --- 9. bad input is never exit 5 ----------------------------------------------------------
+
+
+def attribute(key: str, value: Any) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def otlp_spans(spans: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+
+def retriever(span_id: str, parent: str | None, question: str) -> dict[str, Any]:
+    return {
+        "traceId": "t1",
+        "spanId": span_id,
+        **({"parentSpanId": parent} if parent else {}),
+        "startTimeUnixNano": "1",
+        "attributes": [
+            attribute("openinference.span.kind", "RETRIEVER"),
+            attribute("input.value", question),
+            attribute("retrieval.documents.0.document.id", "d1"),
+            attribute("retrieval.documents.0.document.content", "Cats purr."),
+        ],
+    }
+
+
+def eval_traces(tmp_path: Path, traces: Any, *more: str) -> int:
+    refs = write_jsonl(tmp_path / "refs.jsonl", [{"question": "q", "reference": "Cats purr."}])
+    path = tmp_path / "spans.json"
+    path.write_text(traces if isinstance(traces, str) else json.dumps(traces))
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    return main(["eval", str(refs), "--from-traces", str(path), *judge, *more])
+
+
+@pytest.mark.parametrize(
+    ("traces", "where"),
+    [
+        ({"resourceSpans": {"scopeSpans": []}}, "resourceSpans is dict, not a list"),
+        (otlp_spans(["a span"]), "resourceSpans[0].scopeSpans[0].spans[0]"),
+        (
+            otlp_spans(
+                [{"spanId": "s9", "attributes": [{"key": "n", "value": {"intValue": "x"}}]}]
+            ),
+            "resourceSpans[0].scopeSpans[0].spans[0] (spanId 's9'): unreadable span: attribute 'n'",
+        ),
+        (
+            otlp_spans([{"spanId": "s9", "attributes": [{"value": {"stringValue": "x"}}]}]),
+            "spans[0] (spanId 's9'): unreadable span: attribute",
+        ),
+        ({"runs": [{"id": "r1", "run_type": "retriever", "outputs": [1]}]}, "run 0 (id 'r1')"),
+        ({"runs": 5}, "neither OTLP JSON traces"),
+    ],
+)
+def test_a_trace_file_of_the_wrong_shape_is_refused_naming_file_and_span(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], traces: Any, where: str
+) -> None:
+    assert eval_traces(tmp_path, traces) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "spans.json" in err and where in err, err
+
+
+def test_a_span_tree_600_deep_is_read(tmp_path: Path) -> None:
+    spans = [retriever("s0", None, "q")]
+    spans[0]["attributes"] = [attribute("input.value", "q")]  # a plain span at the root
+    spans += [
+        {"traceId": "t1", "spanId": f"s{i}", "parentSpanId": f"s{i - 1}", "startTimeUnixNano": "1"}
+        for i in range(1, 600)
+    ]
+    spans.append(retriever("s600", "s599", "q"))
+    out = tmp_path / "r.jsonl"
+    assert eval_traces(tmp_path, otlp_spans(spans), "--out", str(out)) == 0
+    assert out.read_text().count("\n") == 1
+
+
+def test_spans_that_are_each_others_parent_end(tmp_path: Path) -> None:
+    spans = [retriever("a", None, "q"), retriever("b", "a", "q")]
+    spans[0]["attributes"] = spans[1]["attributes"] = [attribute("input.value", "q")]
+    spans.append({**spans[0], "parentSpanId": "b"})  # a second span "a", below "b"
+    spans.append(retriever("c", "a", "q"))
+    assert eval_traces(tmp_path, otlp_spans(spans)) == 0
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_a_deeply_nested_data_file_is_refused_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    data = tmp_path / f"data{suffix}"
+    data.write_text('{"reference": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    assert main(["eval", str(data), "--judge-factory", "fakes:ScriptedJudge"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"data{suffix}:1:" in err and "nested too deeply" in err
+
+
+def test_a_deeply_nested_results_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text("[" * 100_000 + "\n")
+    assert main(["review", str(results), "--out", str(tmp_path / "review")]) == 2
+    assert "results.jsonl:1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["eval", "review", "compare"])
+def test_a_device_as_results_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(2))
+    argv = {
+        "eval": ["eval", str(data), "--judge-factory", "fakes:ScriptedJudge", "--out", "/dev/zero"],
+        "review": ["review", "/dev/zero", "--out", str(tmp_path / "review")],
+        "compare": ["compare", "/dev/zero", str(data)],
+    }[command]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    said = " ".join((captured.err + captured.out).split())
+    assert "/dev/zero" in said and "not a regular file" in said
+
+
+@pytest.mark.system
+def test_an_endless_line_is_refused_at_the_bound_not_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "zero.jsonl"
+    data.symlink_to("/dev/zero")  # no newline, ever: 2.9 GB were read before the bound
+    assert main(["eval", str(data), "--judge-factory", "fakes:ScriptedJudge"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "zero.jsonl:1:" in err and "a line longer than 256 MiB" in err
+
+
+def test_a_full_disk_at_the_end_saves_the_results_and_exits_6(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(3))
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    assert main(["eval", str(data), *judge, "--report", "/dev/full"]) == 6
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the report /dev/full could not be written (No space left on device)" in err
+    saved = list(tmp_path.glob("ragrecall-results-*.jsonl"))
+    assert len(saved) == 1 and f"the 3 results were saved to {saved[0]}" in err
+    assert len(saved[0].read_text().splitlines()) == 3
+    assert main(["review", str(saved[0]), "--out", str(tmp_path / "review")]) == 0

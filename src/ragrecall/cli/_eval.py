@@ -50,6 +50,7 @@ from ._exit import (
     USAGE_ERROR,
     interrupted,
     judge_failure,
+    output_failed,
 )
 from ._inputs import (
     CLAIM_MODES,
@@ -389,9 +390,16 @@ def _finish(
     )
     if args.out:
         console.print(f"results: {args.out}")
+    unwritten: int | None = None
     if args.report:
-        args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")
-        console.print(f"report: {args.report}")
+        try:
+            page = eval_report(records, summary.names, title=str(args.data))
+            args.report.write_text(page, "utf-8")
+            console.print(f"report: {args.report}")
+        except OSError as err:
+            kept = None if args.out else records
+            what = f"the report {args.report}"
+            unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
     failures = []
     first = summary.metrics[0]
     mean = first.mean
@@ -418,4 +426,6 @@ def _finish(
         console.print(f"[red]FAIL[/] {escape(failure)}")
     if not failures:
         console.print("[green]PASS[/]")
+    if unwritten is not None:
+        return unwritten
     return GATE_FAILED if failures else OK

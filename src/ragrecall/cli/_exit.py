@@ -6,6 +6,8 @@
     3    stopped at the budget (--max-calls, --max-tokens); what finished is saved
     4    the judge could not start (its model is missing or corrupt, its server would not run)
     5    an internal error (a bug: please report it with the traceback of RAGRECALL_DEBUG=1)
+    6    an output could not be written (a full disk, a folder removed mid-run); the message
+         says what was saved and where
     130  interrupted (Ctrl-C); what finished is saved
     143  terminated (SIGTERM); what finished is saved
 
@@ -15,16 +17,23 @@ what was saved.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from .._errors import JudgeModelError
 from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from .._results_file import Record
 
 __all__ = [
     "BUDGET_STOPPED",
@@ -33,15 +42,24 @@ __all__ = [
     "INTERRUPTED",
     "JUDGE_UNAVAILABLE",
     "OK",
+    "OUTPUT_FAILED",
     "TERMINATED",
     "USAGE_ERROR",
     "guarded",
     "interrupted",
     "judge_failure",
+    "output_failed",
 ]
 
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, JUDGE_UNAVAILABLE, INTERNAL_ERROR = 0, 1, 2, 3, 4, 5
+OUTPUT_FAILED = 6
 INTERRUPTED, TERMINATED = 130, 143
+
+# Errors of the machine, not of ragrecall: a write that failed for one of these is exit 6.
+_WRITE_FAULTS = {
+    errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.ENOENT,
+    errno.EACCES, errno.EPERM,
+}  # fmt: skip
 
 _terminated = threading.Event()
 
@@ -63,6 +81,30 @@ def judge_failure(error: Exception, finished: int = 0) -> str:
     return f"the judge could not start: {error}"
 
 
+def output_failed(
+    error: OSError, what: str, records: Sequence[Record] | None, err: PlainConsole
+) -> int:
+    """Say that ``what`` could not be written; when the results live only in memory
+    (``records``: no --out), save them to a file in the temporary folder first, so that a
+    full disk at the end of a run does not lose them. Returns OUTPUT_FAILED."""
+    saved = ""
+    if records:
+        fallback = Path(tempfile.gettempdir()) / f"ragrecall-results-{os.getpid()}.jsonl"
+        try:
+            with fallback.open("w", encoding="utf-8") as f:
+                f.writelines(r.to_json() + "\n" for r in records)
+            saved = f"; the {len(records)} results were saved to {fallback}"
+        except OSError as again:
+            fallback.unlink(missing_ok=True)
+            saved = f"; saving the results to {fallback} failed too ({again.strerror or again})"
+    err.print(
+        f"[red]error:[/] {what} could not be written ({error.strerror or error}){saved}; the "
+        "summary above stands",
+        soft_wrap=True,
+    )
+    return OUTPUT_FAILED
+
+
 def guarded(command: Callable[[], int]) -> int:
     """Run ``command``; an interrupt, a judge that cannot start or a bug becomes its exit code
     and a short message on stderr, never a traceback (unless ``RAGRECALL_DEBUG`` is set)."""
@@ -77,6 +119,14 @@ def guarded(command: Callable[[], int]) -> int:
         except JudgeModelError as exc:
             err.print(f"[red]error:[/] {judge_failure(exc)}")
             return JUDGE_UNAVAILABLE
+        except OSError as exc:
+            if exc.errno not in _WRITE_FAULTS:
+                raise
+            err.print(
+                f"[red]error:[/] could not write {exc.filename or 'a file'}: "
+                f"{exc.strerror or exc}; what finished is in the results file if one was given"
+            )
+            return OUTPUT_FAILED
         except Exception as exc:
             if os.environ.get("RAGRECALL_DEBUG"):
                 traceback.print_exc()
