@@ -9,12 +9,14 @@ import csv
 import json
 import random
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes import ScriptedJudge
 
-from ragrecall import CalibrationProfile, Label, calibrate, read_labels
+from ragrecall import CalibrationProfile, ContextRecall, Label, calibrate, read_labels
 from ragrecall.cli import main
 
 HOSTILE = [
@@ -487,3 +489,59 @@ def test_a_full_disk_at_the_end_saves_the_results_and_exits_6(
     assert len(saved) == 1 and f"the 3 results were saved to {saved[0]}" in err
     assert len(saved[0].read_text().splitlines()) == 3
     assert main(["review", str(saved[0]), "--out", str(tmp_path / "review")]) == 0
+
+
+# --- 13. the quote check costs about the chunks' length, not claims x chunks ---------------
+
+
+def test_quotes_are_checked_in_one_pass_over_the_chunks_and_credit_the_right_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chunks = [f"Widget W{i} weighs {3 * i + 7} grams. Depot {i} ships it." for i in range(100)]
+    claims, quotes = [], []
+    for j in range(300):
+        i = (7 * j) % 100
+        claims.append(f"Widget W{i} weighs {3 * i + 7} grams ({j}).")
+        kind = j % 3  # 0: in the cited chunk 1; 1: in another chunk; 2: in none
+        quotes.append(
+            "Widget W0 weighs 7 grams"
+            if kind == 0
+            else f"widget w{i}  WEIGHS {3 * i + 7} ... grams"
+            if kind == 1
+            else f"Widget W{i} weighs {3 * i + 8} grams"
+        )
+    claims = [c if j % 3 else f"Widget W0 weighs 7 grams ({j})." for j, c in enumerate(claims)]
+
+    def reply(messages: Any) -> dict[str, Any]:
+        return {
+            "verdicts": [
+                {"claim": n, "supported": True, "passage": 1, "quote": q}
+                for n, q in enumerate(quotes, start=1)
+            ]
+        }
+
+    calls = [0]
+    normalize = unicodedata.normalize
+
+    def counted(form: Any, text: str) -> str:
+        calls[0] += 1
+        return normalize(form, text)
+
+    monkeypatch.setattr(unicodedata, "normalize", counted)
+    metric = ContextRecall(
+        judge=ScriptedJudge(reply=reply), strategy="batched", evidence="quote",
+        window_tokens=1_000_000,
+    )  # fmt: skip
+    result = metric.score(
+        {"user_input": "q", "reference_claims": claims, "retrieved_contexts": chunks}
+    )
+    assert calls[0] < 5 * (len(claims) + len(chunks))  # was claims x chunks: 30,000 and more
+    by_claim = {v.claim: v for v in result.verdicts}
+    for j, claim in enumerate(claims):
+        verdict = by_claim[claim]
+        if j % 3 == 2:
+            assert not verdict.attributed and "not in the passages" in verdict.reason
+        else:
+            i = 0 if j % 3 == 0 else (7 * j) % 100
+            assert verdict.attributed and verdict.chunk_ids == [str(i + 1)], verdict
+    assert result.score == pytest.approx(2 / 3)
