@@ -230,12 +230,13 @@ def calibrate(
     Raises CalibrationError when the labels mix judges or prompt versions, or none is usable.
     """
     rows = read_labels(labels) if isinstance(labels, (str, Path)) else list(labels)
+    source = f"{labels}: " if isinstance(labels, (str, Path)) else ""
     judges = {(x.judge, x.prompt_version) for x in rows}
     if len(judges) > 1:
-        raise CalibrationError(f"the labels mix judges / prompt versions: {sorted(judges)}")
+        raise CalibrationError(f"{source}the labels mix judges / prompt versions: {sorted(judges)}")
     used = [x for x in rows if x.label != "skip"]
     if not used:
-        raise CalibrationError("no labels to calibrate on (every row is skipped or empty)")
+        raise CalibrationError(f"{source}no labels to calibrate on (every row is skipped or empty)")
     judge, prompt_version = judges.pop()
     truth = [x.label == "supported" for x in used]
     said = [x for x, y in zip(used, truth, strict=True) if x.attributed is not None]

@@ -105,7 +105,8 @@ def compare_records(
     ``allow_other_claims``, which then compares scores and leaves those samples' claims out.
     """
     if not a or not b:
-        raise SampleError("both results files need at least one record")
+        empty = " and ".join(name for name, run in (("A", a), ("B", b)) if not run)
+        raise SampleError(f"{empty} holds no record: both results files need at least one")
     metric = metric or _shared_metric(a, b)
     for name, records in (("A", a), ("B", b)):
         if metric not in records[0].results:

@@ -79,16 +79,20 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
             raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
         if args.resamples < 1:
             raise SampleError(f"--resamples must be at least 1, not {args.resamples}")
-        comparison = compare_records(
-            read_records(args.a),
-            read_records(args.b),
-            metric=args.metric,
-            alpha=args.alpha,
-            resamples=args.resamples,
-            seed=args.seed,
-            min_shared=args.min_shared,
-            allow_other_claims=args.allow_other_claims,
-        )
+        a, b = read_records(args.a), read_records(args.b)
+        try:
+            comparison = compare_records(
+                a,
+                b,
+                metric=args.metric,
+                alpha=args.alpha,
+                resamples=args.resamples,
+                seed=args.seed,
+                min_shared=args.min_shared,
+                allow_other_claims=args.allow_other_claims,
+            )
+        except SampleError as err:  # says A and B: name the files
+            raise SampleError(f"{err} (A: {args.a}, B: {args.b})") from err
     except (OSError, SampleError) as err:
         console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return USAGE_ERROR

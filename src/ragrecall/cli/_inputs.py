@@ -147,7 +147,7 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     explicit = [g for g in groups if samples[g[0]].sample_id is not None]
     if explicit:
         raise SampleError(
-            f"{len(explicit)} sample ids appear on more than one row (first: "
+            f"{args.data}: {len(explicit)} sample ids appear on more than one row (first: "
             f"{samples[explicit[0][0]].sample_id!r} on rows {_rows(rows, explicit[0])}); "
             "ids must be unique"
         )
