@@ -266,7 +266,12 @@ def build(
     data = str(seeds["data"])
     if kind.startswith("data."):
         suffix = kind.split(".")[1]
-        value = mutate(draw, seeds["rows"])
+        seed = seeds["rows"]
+        if suffix == "parquet":  # Arrow needs one type a column: the chunks as text
+            seed = [
+                {**r, "contexts": [f"Cats purr {i}.", "Dogs bark."]} for i, r in enumerate(seed)
+            ]
+        value = mutate(draw, seed)
         path = folder / f"input.{suffix}"
         if suffix == "jsonl":
             text = jsonl(value) if isinstance(value, list) else dumps(value)

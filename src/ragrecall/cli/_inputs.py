@@ -20,6 +20,7 @@ from .._files import DataRows
 from .._judge.resolve import JudgeLike, import_judge, judge_at
 from .._metrics.claims import ClaimCache
 from .._metrics.registry import metric_class
+from .._safe_io import loads
 from .._schemas import Sample
 
 __all__ = [
@@ -110,7 +111,7 @@ def parse_column_map(text: str | None) -> dict[str, str] | None:
         return None
     if text.lstrip().startswith("{"):
         try:
-            value = json.loads(text)
+            value = loads(text)
         except json.JSONDecodeError as err:
             raise SampleError(f"--column-map: invalid JSON: {err}") from err
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
