@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._csv_cells import read_cell
 from ._errors import CalibrationError, SampleError
@@ -71,6 +71,8 @@ class Label(BaseModel):
 class Agreement(BaseModel):
     """How often the judge's verdicts agree with the person's labels."""
 
+    model_config = ConfigDict(strict=True)  # a profile file is checked field by field
+
     n: int = Field(ge=0, description="Labelled verdicts compared (skips left out).")
     balanced_accuracy: float | None
     balanced_accuracy_ci: tuple[float, float] | None
@@ -82,7 +84,11 @@ class Agreement(BaseModel):
 
 
 class CalibrationProfile(BaseModel):
-    """What ``calibrate`` fitted, for one judge and prompt version."""
+    """What ``calibrate`` fitted, for one judge and prompt version. Every field is checked
+    when a profile is read: its type (no number as text, no 0 or 1 as a flag), range and
+    finiteness; a missing field is refused."""
+
+    model_config = ConfigDict(strict=True)
 
     judge: str = Field(description="Metric.judge_id() of the judge the labels were made on.")
     prompt_version: str

@@ -200,14 +200,19 @@ class ResultsFile:
         the same content is not written again)."""
         if self.done.get(record.id) == record.content:
             return
-        self._handle.write((record.to_json() + "\n").encode("utf-8"))
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        try:
+            self._handle.write((record.to_json() + "\n").encode("utf-8"))
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as err:  # a full disk: say which file (a torn line is cut on resume)
+            raise OSError(err.errno, err.strerror, str(self.path)) from err
         self.done[record.id] = record.content
 
     def close(self) -> None:
         try:
             self._handle.close()
+        except OSError as err:  # what a failed append left in the buffer: name the file
+            raise OSError(err.errno, err.strerror, str(self.path)) from err
         finally:
             self._lock.release()
 

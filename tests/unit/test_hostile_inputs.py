@@ -110,6 +110,9 @@ PROFILE = {
         ("support_threshold", "NaN"),
         ("labels", -3),
         ("support_threshold", "high"),
+        ("support_threshold", "0.5"),  # a number as text
+        ("moved", "yes"),
+        ("labels", 40.5),
     ],
 )
 def test_an_out_of_range_profile_is_refused_naming_file_and_field(
@@ -545,3 +548,23 @@ def test_quotes_are_checked_in_one_pass_over_the_chunks_and_credit_the_right_chu
             i = 0 if j % 3 == 0 else (7 * j) % 100
             assert verdict.attributed and verdict.chunk_ids == [str(i + 1)], verdict
     assert result.score == pytest.approx(2 / 3)
+
+
+def test_a_full_disk_mid_run_exits_6_naming_the_file_and_the_run_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    resource = pytest.importorskip("resource")
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(30))
+    out = tmp_path / "out.jsonl"
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, hard))  # files stop growing: EFBIG
+    try:
+        code = main(["eval", str(data), *judge, "--concurrency", "1", "--out", str(out)])
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 6, err
+    assert f"could not write {out}: File too large" in err and "internal error" not in err
+    assert main(["eval", str(data), *judge, "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 30
