@@ -119,15 +119,14 @@ def guarded(command: Callable[[], int]) -> int:
         except JudgeModelError as exc:
             err.print(f"[red]error:[/] {judge_failure(exc)}")
             return JUDGE_UNAVAILABLE
-        except OSError as exc:
-            if exc.errno not in _WRITE_FAULTS:
-                raise
-            err.print(
-                f"[red]error:[/] could not write {exc.filename or 'a file'}: "
-                f"{exc.strerror or exc}; what finished is in the results file if one was given"
-            )
-            return OUTPUT_FAILED
         except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno in _WRITE_FAULTS:
+                err.print(
+                    f"[red]error:[/] could not write {exc.filename or 'a file'}: "
+                    f"{exc.strerror or exc}; what finished is in the results file if one was "
+                    "given"
+                )
+                return OUTPUT_FAILED
             if os.environ.get("RAGRECALL_DEBUG"):
                 traceback.print_exc()
             err.print(
