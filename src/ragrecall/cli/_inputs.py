@@ -163,10 +163,13 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     return samples
 
 
-def check_needs(samples: Sequence[Sample], names: Sequence[str], source: object) -> None:
+def check_needs(
+    samples: Sequence[Sample], names: Sequence[str], source: object, given: Sequence[str] = ()
+) -> None:
     """Refuse (SampleError) a run whose input has, on no row, a field a metric needs: a
-    misspelt column would otherwise score every sample as if nothing were there."""
-    present: set[str] = set()
+    misspelt column would otherwise score every sample as if nothing were there. ``given``:
+    fields that come from elsewhere (``reference_claims`` from ``--claims``)."""
+    present: set[str] = set(given)
     for sample in samples:  # a column given, even empty (a retrieval of nothing), is there
         present |= sample.model_fields_set
     for name in names:

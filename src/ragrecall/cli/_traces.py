@@ -64,7 +64,7 @@ def read_samples(
         if given:
             raise SampleError(f"{', '.join(given)} needs --from-traces")
         samples = read_input(args, err)
-        check_needs(samples, args.metric or ["context_recall"], args.data)
+        check_needs(samples, args.metric or ["context_recall"], args.data, _given(args))
         return samples, None
     references = read_input(args, err)
     traced = load_traces(args.from_traces, references, join_on=args.join_on, contents=args.contents)
@@ -81,7 +81,7 @@ def read_samples(
             f"{args.from_traces}: no retriever span matched any of the {len(references)} "
             f"references (--join-on {args.join_on})"
         )
-    check_needs(traced.samples, args.metric or ["context_recall"], args.from_traces)
+    check_needs(traced.samples, args.metric or ["context_recall"], args.from_traces, _given(args))
     return traced.samples, traced
 
 
@@ -118,6 +118,11 @@ def finish_traces(
             f"traces with scores: {escape(str(args.traces_out))} ({spans} retriever spans)",
             soft_wrap=True,
         )
+
+
+def _given(args: argparse.Namespace) -> tuple[str, ...]:
+    """Fields the input need not have: the claims of ``--claims``."""
+    return ("reference_claims",) if getattr(args, "claims", None) else ()
 
 
 def _set(args: argparse.Namespace, name: str) -> bool:
