@@ -17,6 +17,7 @@ __all__ = [
     "LogprobJudge",
     "ScriptedJudge",
     "TextOnlyJudge",
+    "dying_judge",
     "keyword_reply",
     "obeying",
     "p_reply",
@@ -72,3 +73,19 @@ class LogprobJudge(ScriptedJudge):
             token = {**alternatives[0], "top_logprobs": alternatives}
             message.response_metadata = {"logprobs": {"content": [token]}}
         return message
+
+
+def dying_judge() -> ScriptedJudge:
+    """A judge that answers six calls, then is gone for good (its server died twice): a judge
+    that fails mid-run, not one that cannot start."""
+    from ragrecall import JudgeModelError
+
+    answered = [0]
+
+    def reply(messages: Sequence[BaseMessage]) -> Any:
+        answered[0] += 1
+        if answered[0] > 6:
+            return JudgeModelError("the local judge server died again after a restart")
+        return keyword_reply(messages)
+
+    return ScriptedJudge(reply=reply)

@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ._csv_cells import read_cell
 from ._errors import CalibrationError, SampleError
 from ._metrics.attribution import DEFAULT_DECISION, Decision
+from ._safe_io import lines, loads, regular_file
 from .prompts import PROMPT_VERSION
 from .stats import balanced_accuracy, cohen_kappa, expected_calibration_error
 
@@ -48,16 +51,18 @@ _EPS = 1e-6
 
 
 class Label(BaseModel):
-    """A person's label of one verdict (a line of the review page's export, or a CSV row)."""
+    """A person's label of one verdict (a line of the review page's export, or a CSV row).
+    Numbers are range-checked: a probability or overlap outside [0, 1], NaN or infinity is
+    refused, so that one bad row cannot move the fit."""
 
     key: str = Field(description="The sample's key in the results file.")
-    occurrence: int = 1
+    occurrence: int = Field(1, ge=0)
     claim: str
     label: Literal["supported", "not_supported", "skip"]
     pick: str = Field("random", description="uncertain, random or unscorable (pick_for_review).")
     attributed: bool | None = Field(None, description="The judge's verdict (None: unscorable).")
-    p_supported: float | None = None
-    word_overlap: float | None = None
+    p_supported: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
+    word_overlap: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     judge: str = ""
     prompt_version: str = PROMPT_VERSION
     sample_id: str | None = None
@@ -66,7 +71,9 @@ class Label(BaseModel):
 class Agreement(BaseModel):
     """How often the judge's verdicts agree with the person's labels."""
 
-    n: int = Field(description="Labelled verdicts compared (skips left out).")
+    model_config = ConfigDict(strict=True)  # a profile file is checked field by field
+
+    n: int = Field(ge=0, description="Labelled verdicts compared (skips left out).")
     balanced_accuracy: float | None
     balanced_accuracy_ci: tuple[float, float] | None
     kappa: float | None = Field(description="Cohen's kappa.")
@@ -77,15 +84,23 @@ class Agreement(BaseModel):
 
 
 class CalibrationProfile(BaseModel):
-    """What ``calibrate`` fitted, for one judge and prompt version."""
+    """What ``calibrate`` fitted, for one judge and prompt version. Every field is checked
+    when a profile is read: its type (no number as text, no 0 or 1 as a flag), range and
+    finiteness; a missing field is refused."""
+
+    model_config = ConfigDict(strict=True)
 
     judge: str = Field(description="Metric.judge_id() of the judge the labels were made on.")
     prompt_version: str
-    scale_a: float = Field(1.0, description="Platt slope on logit(P(supported)).")
-    scale_b: float = Field(0.0, description="Platt intercept.")
-    support_threshold: float
-    lexical_weight: float
-    labels: int = Field(description="Labelled verdicts (skips left out).")
+    scale_a: float = Field(
+        ge=0.0,
+        allow_inf_nan=False,
+        description="Platt slope on logit(P(supported)); 0: P(supported) says nothing.",
+    )
+    scale_b: float = Field(allow_inf_nan=False, description="Platt intercept.")
+    support_threshold: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    lexical_weight: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    labels: int = Field(ge=0, description="Labelled verdicts (skips left out).")
     moved: bool = Field(description="The decision moved from the defaults.")
     note: str = Field("", description="Why the decision moved or stayed.")
     agreement: dict[str, Agreement] = Field(
@@ -130,36 +145,76 @@ class CalibrationProfile(BaseModel):
     def load(cls, path: str | Path) -> CalibrationProfile:
         """Read a profile file; a file that is not one raises CalibrationError naming it."""
         try:
-            return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as err:
-            raise CalibrationError(f"{path}: not a ragrecall calibration profile: {err}") from err
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise CalibrationError(f"{path}: cannot read the calibration profile: {err}") from err
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as err:
+            raise CalibrationError(
+                f"{path}: not a ragrecall calibration profile: {field_errors(err)}"
+            ) from err
 
 
 def read_labels(path: str | Path) -> list[Label]:
     """Labels from the review page's JSONL export or the review CSV (its ``label`` column:
-    supported, not_supported, skip; blank is skip). Bad rows raise SampleError naming the row."""
+    supported, not_supported, skip; blank is skip). Bad rows raise SampleError naming the file,
+    line and field."""
     path = Path(path)
-    labels: list[Label] = []
-    with path.open(encoding="utf-8", newline="") as f:
-        if path.suffix.lower() == ".csv":
-            rows: Iterable[tuple[int, dict[str, Any]]] = (
-                (n, _csv_row(row)) for n, row in enumerate(csv.DictReader(f), start=2)
-            )
-        else:
-            rows = ((n, json.loads(line)) for n, line in enumerate(f, start=1) if line.strip())
-        try:
-            for n, row in rows:
-                try:
-                    labels.append(Label.model_validate(row))
-                except ValidationError as err:
-                    raise SampleError(f"{path}:{n}: not a label: {err}") from err
-        except json.JSONDecodeError as err:
-            raise SampleError(f"{path}:{err.lineno}: not JSON: {err.msg}") from err
+    regular_file(path, "labels file")
+    with path.open("rb") as f:
+        rows = _csv_labels(f, path) if path.suffix.lower() == ".csv" else _jsonl_labels(f, path)
+        labels: list[Label] = []
+        for n, row in rows:
+            try:
+                labels.append(Label.model_validate(row))
+            except ValidationError as err:
+                message = f"not a label: {field_errors(err)}"
+                raise SampleError(message, file=str(path), line=n) from err
     return labels
 
 
+def _jsonl_labels(f: IO[bytes], path: Path) -> Iterator[tuple[int, Any]]:
+    for n, raw in lines(f, path):
+        try:
+            if raw.strip():
+                yield n, loads(raw.decode("utf-8-sig" if n == 1 else "utf-8"))
+        except json.JSONDecodeError as err:
+            raise SampleError(f"not JSON: {err.msg}", file=str(path), line=n) from err
+        except UnicodeDecodeError as err:
+            raise SampleError(f"not UTF-8: {err.reason}", file=str(path), line=n) from err
+
+
+def _csv_labels(f: IO[bytes], path: Path) -> Iterator[tuple[int, Any]]:
+    reader = csv.DictReader(io.TextIOWrapper(f, encoding="utf-8-sig", newline=""))
+    try:
+        for row in reader:
+            yield reader.line_num, _csv_row(row)
+    except csv.Error as err:
+        raise SampleError(f"unreadable CSV: {err}", file=str(path), line=reader.line_num) from err
+    except UnicodeDecodeError as err:
+        raise SampleError(f"not UTF-8: {err.reason}", file=str(path), line=reader.line_num) from err
+
+
+def field_errors(err: ValidationError) -> str:
+    """Pydantic's errors, one clause each: ``field 'scale_a': Input should be greater than 0``
+    (a missing field: ``field 'scale_b': Field required``)."""
+    return "; ".join(
+        f"field {'.'.join(str(part) for part in e['loc']) or '(whole)'!r}: {e['msg']}"
+        + ("" if e["type"] == "missing" else f" (got {_shown(e.get('input'))})")
+        for e in err.errors()
+    )
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _csv_row(row: dict[str, str]) -> dict[str, Any]:
-    value: dict[str, Any] = {k: v for k, v in row.items() if v not in ("", None)}
+    value: dict[str, Any] = {
+        k: read_cell(v) for k, v in row.items() if k is not None and isinstance(v, str) and v
+    }
     label = (row.get("label") or "skip").strip().lower().replace(" ", "_")
     value["label"] = {"yes": "supported", "y": "supported", "no": "not_supported"}.get(
         label, {"n": "not_supported"}.get(label, label)
@@ -181,12 +236,13 @@ def calibrate(
     Raises CalibrationError when the labels mix judges or prompt versions, or none is usable.
     """
     rows = read_labels(labels) if isinstance(labels, (str, Path)) else list(labels)
+    source = f"{labels}: " if isinstance(labels, (str, Path)) else ""
     judges = {(x.judge, x.prompt_version) for x in rows}
     if len(judges) > 1:
-        raise CalibrationError(f"the labels mix judges / prompt versions: {sorted(judges)}")
+        raise CalibrationError(f"{source}the labels mix judges / prompt versions: {sorted(judges)}")
     used = [x for x in rows if x.label != "skip"]
     if not used:
-        raise CalibrationError("no labels to calibrate on (every row is skipped or empty)")
+        raise CalibrationError(f"{source}no labels to calibrate on (every row is skipped or empty)")
     judge, prompt_version = judges.pop()
     truth = [x.label == "supported" for x in used]
     said = [x for x, y in zip(used, truth, strict=True) if x.attributed is not None]
@@ -317,6 +373,9 @@ def _decide(
     shown = (
         f"cross-validated balanced accuracy gain {observed:+.3f} (95% CI [{low:+.3f}, {high:+.3f}])"
     )
+    if high < 0:
+        why = f"{shown} lies below 0: the tuned decision does worse than the defaults"
+        return False, DEFAULT_DECISION, f"kept the default decision: {why}"
     if low <= 0:
         return False, DEFAULT_DECISION, f"kept the default decision: {shown} does not exclude 0"
     best = _best_decision(fit)
@@ -371,7 +430,9 @@ def _sigmoid(z: float) -> float:
 
 def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
     """Platt's fit of ``sigmoid(a * logit(p) + b)`` (his smoothed targets), by damped Newton
-    steps, with a small ridge on the slope's distance from 1."""
+    steps, with a small ridge on the slope's distance from 1. The slope is never negative: where
+    the best fit would reverse the judge's order, the slope is 0 and every verdict gets the base
+    rate (P(supported) carries no information about these labels)."""
     positives = sum(true)
     negatives = len(true) - positives
     hi, lo = (positives + 1) / (positives + 2), 1 / (negatives + 2)
@@ -412,4 +473,7 @@ def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
         previous, current = current, loss(a, b)
         if previous - current < 1e-12:
             break
+    if a < 0:  # never reverse the judge's order: P(supported) then says nothing (the base rate)
+        mean = sum(ys) / len(ys)
+        return 0.0, math.log(mean / (1 - mean))
     return a, b

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ._errors import SampleError
 from ._metrics.claims import clean_claims
+from ._safe_io import lines, loads, regular_file
 from ._schemas import ClaimSet, Sample
 
 __all__ = ["read_claim_sets", "with_claim_sets", "write_claim_sets"]
@@ -37,22 +38,47 @@ def write_claim_sets(path: Path, entries: Iterable[tuple[Sample, ClaimSet]]) -> 
 
 
 def read_claim_sets(path: Path) -> dict[str, list[str]]:
-    """Claims by task key; an unreadable line raises SampleError naming file and line."""
+    """Claims by task key; an unreadable line, or a second line for one task with other
+    claims, raises SampleError naming file and line."""
     table: dict[str, list[str]] = {}
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
+    first: dict[str, int] = {}
+    regular_file(path, "claims file")
+    with path.open("rb") as f:
+        for number, raw in lines(f, path):
+            if not raw.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
                 key, claims = str(value["key"]), value["claims"]
-            except (ValueError, KeyError, TypeError) as err:
-                raise SampleError(f"{path}:{number}: not a claim set line: {err}") from err
+                reference = value.get("reference")
+            except (ValueError, KeyError, TypeError, AttributeError) as err:
+                problem = f"missing {err}" if isinstance(err, KeyError) else str(err)
+                raise SampleError(
+                    f"not a claim set line: {problem}", file=str(path), line=number
+                ) from err
             cleaned = clean_claims(claims if isinstance(claims, list) else [])
-            if not cleaned and (value.get("reference") or "").strip():
-                raise SampleError(f"{path}:{number}: 'claims' must be a non-empty list of text")
+            if not cleaned and isinstance(reference, str) and reference.strip():
+                raise SampleError(
+                    "'claims' must be a non-empty list of text", file=str(path), line=number
+                )
+            if key in table and table[key] != cleaned:
+                raise SampleError(
+                    f"a second claim set for the task of line {first[key]} "
+                    f"({_shown(value)}), with other claims: keep one of the two lines",
+                    file=str(path),
+                    line=number,
+                )
+            first.setdefault(key, number)
             table[key] = cleaned  # empty only for an empty reference: unscorable, as without
     return table
+
+
+def _shown(value: dict[str, object]) -> str:
+    for name in ("sample_id", "user_input", "reference"):
+        if value.get(name):
+            text = repr(value[name])
+            return f"{name} {text if len(text) <= 50 else text[:47] + '...'}"
+    return f"key {value['key']}"
 
 
 def with_claim_sets(

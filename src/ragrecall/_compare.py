@@ -1,15 +1,20 @@
 """Two results files side by side: paired differences B - A on the samples both scored,
-matched by task (``Sample.key()``: the sample id, or the question and reference, whichever
-retriever answered), tested with ``ragrecall.stats``, and the claims B recovers and loses."""
+matched by task (``task_identity``: the sample id, or the question and reference, whichever
+retriever answered, as users read them: ``1.0`` is the id ``1``, surrounding whitespace does
+not count), tested with ``ragrecall.stats``, and the claims B recovers and loses."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ._errors import SampleError
 from ._results_file import Record
+from ._schemas import _TASK_FIELDS as TASK_FIELDS
+from ._schemas import Sample
 from .stats import (
     WilcoxonResult,
     bootstrap_ci,
@@ -77,6 +82,7 @@ class Comparison:
     claim_sets_differ: int = 0
     unscorable_a: int = 0
     unscorable_b: int = 0
+    identical: bool = False  # every sample paired, with equal results: the same run twice?
 
 
 def compare_records(
@@ -99,7 +105,8 @@ def compare_records(
     ``allow_other_claims``, which then compares scores and leaves those samples' claims out.
     """
     if not a or not b:
-        raise SampleError("both results files need at least one record")
+        empty = " and ".join(name for name, run in (("A", a), ("B", b)) if not run)
+        raise SampleError(f"{empty} holds no record: both results files need at least one")
     metric = metric or _shared_metric(a, b)
     for name, records in (("A", a), ("B", b)):
         if metric not in records[0].results:
@@ -111,13 +118,13 @@ def compare_records(
                 f"{repeated[0].index}, {repeated[0].sample.user_input!r}); pairing would be "
                 "ambiguous: give each row a sample_id (--id-column) and score again"
             )
-    by_key = {r.key: r for r in a}
-    shared = [(by_key[r.key], r) for r in b if r.key in by_key]
+    shared = _pair(a, b)
     if len(shared) < min_shared * max(len(a), len(b)):
         raise SampleError(
             f"only {len(shared)} samples pair (A {len(a)}, B {len(b)}): fewer than "
             f"{min_shared:.0%}; were both runs made on the same questions and references? "
-            "(--min-shared lowers the bar)"
+            f"Samples pair by sample_id, else by question and reference ({SAME}). "
+            f"{_unpaired(a, b, shared)}(--min-shared lowers the bar)"
         )
     differ = [(ra, rb) for ra, rb in shared if _claim_set(ra, metric) != _claim_set(rb, metric)]
     if differ and not allow_other_claims:
@@ -150,8 +157,87 @@ def compare_records(
             change = _claim_change(ra, rb, metric)
             if change.recovered or change.lost:
                 comparison.changes.append(change)
+    comparison.identical = (
+        not comparison.only_a
+        and not comparison.only_b
+        and all(ra.results[metric] == rb.results[metric] for ra, rb in shared)
+    )
     _test(comparison, resamples, seed)
+    if comparison.identical and comparison.pairs:
+        comparison.verdict = "no significant difference"  # not "too few": nothing differs
     return comparison
+
+
+SAME = (
+    "ids and texts are compared as users read them: surrounding whitespace and runs of spaces "
+    "do not count, and an id written 1.0 (a number column with a gap, as pandas stores it) is 1"
+)
+
+
+def task_identity(sample: Sample) -> str:
+    """What a user would call the same task: the sample id (``1.0`` is ``1``, surrounding
+    whitespace dropped), else the task's fields with their whitespace squeezed."""
+    if sample.sample_id is not None:
+        return "id:" + same_id(sample.sample_id)
+    task = sample.model_dump(mode="json", include=TASK_FIELDS)
+    if sample.reference is not None:
+        task.pop("reference_claims", None)
+    return "task:" + json.dumps(_squeezed(task), sort_keys=True)
+
+
+def same_id(value: str) -> str:
+    """``value`` as users read an id: stripped, an integral number's ``.0`` dropped."""
+    text = value.strip()
+    return _INTEGRAL.sub(r"\1", text)
+
+
+_INTEGRAL = re.compile(r"^([+-]?\d+)\.0*$")
+
+
+def _squeezed(value: Any) -> Any:
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, list):
+        return [_squeezed(v) for v in value]
+    if isinstance(value, dict):
+        return {_squeezed(k): _squeezed(v) for k, v in value.items()}
+    return value
+
+
+def _pair(a: Sequence[Record], b: Sequence[Record]) -> list[tuple[Record, Record]]:
+    """Pairs by task identity (``task_identity``); by the exact key where the identity would
+    merge two samples of one run."""
+    ids_a = [task_identity(r.sample) for r in a]
+    ids_b = [task_identity(r.sample) for r in b]
+    if len(set(ids_a)) < len(ids_a) or len(set(ids_b)) < len(ids_b):
+        ids_a, ids_b = [r.key for r in a], [r.key for r in b]
+    by_id = dict(zip(ids_a, a, strict=True))
+    return [(by_id[i], r) for i, r in zip(ids_b, b, strict=True) if i in by_id]
+
+
+def _unpaired(
+    a: Sequence[Record], b: Sequence[Record], shared: Sequence[tuple[Record, Record]]
+) -> str:
+    """The first unpaired sample of each run, so that a near miss shows."""
+    paired_a = {id(ra) for ra, _ in shared}
+    paired_b = {id(rb) for _, rb in shared}
+    shown = []
+    for name, records, paired in (("A", a, paired_a), ("B", b, paired_b)):
+        first = next((r for r in records if id(r) not in paired), None)
+        if first is not None:
+            shown.append(f"first unpaired in {name}: {_described(first.sample)}")
+    return "; ".join(shown) + ". " if shown else ""
+
+
+def _described(sample: Sample) -> str:
+    if sample.sample_id is not None:
+        return f"sample_id {_clipped(sample.sample_id)}"
+    return f"question {_clipped(sample.user_input)}, reference {_clipped(sample.reference)}"
+
+
+def _clipped(text: str | None) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _shared_metric(a: Sequence[Record], b: Sequence[Record]) -> str:

@@ -15,6 +15,7 @@ from pydantic import AliasChoices, ValidationError
 
 from ._errors import SampleError
 from ._files import DataRows
+from ._safe_io import loads
 from ._schemas import Sample
 
 __all__ = [
@@ -75,7 +76,7 @@ def _decoded(text: str, index: int | str | None, field: str) -> Any:
     if not text.lstrip().startswith(("[", "{")):
         return text
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError:
         pass
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import SampleError
+from ._safe_io import lines, loads
 
 __all__ = ["SUFFIXES", "DataRows", "read_file"]
 
@@ -45,12 +46,12 @@ def read_file(path: Path) -> Iterator[tuple[int | None, Any]]:
 
 def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     with path.open("rb") as f:
-        for number, raw in enumerate(f, start=1):
+        for number, raw in lines(f, path):
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                yield number, loads(line)
             except json.JSONDecodeError as err:
                 raise SampleError(
                     f"invalid JSON: {err.msg} (column {err.colno})", file=str(path), line=number
@@ -62,7 +63,7 @@ def _json(path: Path) -> Iterator[tuple[int | None, Any]]:
     if not text.strip():
         raise SampleError("empty file; expected a JSON array of samples", file=str(path), line=1)
     try:
-        value = json.loads(text)
+        value = loads(text)
     except json.JSONDecodeError as err:
         raise SampleError(
             f"invalid JSON: {err.msg} (column {err.colno})", file=str(path), line=err.lineno

@@ -31,6 +31,7 @@ import filelock
 from ._data import SampleId
 from ._errors import SampleError
 from ._metrics.registry import result_type
+from ._safe_io import lines, loads, regular_file
 from ._schemas import RecallResult, Sample
 
 __all__ = ["Record", "ResultsFile", "SampleId", "read_records"]
@@ -103,9 +104,10 @@ def read_records(path: str | Path) -> list[Record]:
 def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
     """Each complete line's end offset and record (None for a blank line). A last line without
     its newline is a torn write (the newline is the last byte written) and is left out."""
+    regular_file(path, "results file")
     with path.open("rb") as f:
         end = 0
-        for number, line in enumerate(f, start=1):
+        for number, line in lines(f, path):
             if not line.endswith(b"\n"):
                 return
             end += len(line)
@@ -113,9 +115,11 @@ def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:
                 yield end, None
                 continue
             try:
-                record = Record.from_json(json.loads(line))
-            except (ValueError, KeyError, TypeError) as err:
-                raise SampleError(f"{path}:{number}: not a ragrecall results line: {err}") from err
+                record = Record.from_json(loads(line))
+            except (ValueError, KeyError, TypeError, AttributeError) as err:
+                problem = f"missing {err}" if isinstance(err, KeyError) else str(err)
+                message = f"not a ragrecall results line: {problem}"
+                raise SampleError(message, file=str(path), line=number) from err
             yield end, record
 
 
@@ -150,6 +154,7 @@ class ResultsFile:
         writes to it, or when it holds other metrics or repeats than this run asks for
         (resuming would mix two configurations)."""
         path = Path(path)
+        regular_file(path, "results file")
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = filelock.FileLock(f"{path}.lock", timeout=0)
         try:
@@ -195,14 +200,19 @@ class ResultsFile:
         the same content is not written again)."""
         if self.done.get(record.id) == record.content:
             return
-        self._handle.write((record.to_json() + "\n").encode("utf-8"))
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        try:
+            self._handle.write((record.to_json() + "\n").encode("utf-8"))
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as err:  # a full disk: say which file (a torn line is cut on resume)
+            raise OSError(err.errno, err.strerror, str(self.path)) from err
         self.done[record.id] = record.content
 
     def close(self) -> None:
         try:
             self._handle.close()
+        except OSError as err:  # what a failed append left in the buffer: name the file
+            raise OSError(err.errno, err.strerror, str(self.path)) from err
         finally:
             self._lock.release()
 

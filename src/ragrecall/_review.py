@@ -12,7 +12,6 @@ claim, the join to the results file, and carries the judge's numbers it is compa
 
 from __future__ import annotations
 
-import csv
 import json
 import random
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from html import escape
 from pathlib import Path
 from typing import Literal
 
+from ._csv_cells import write_csv
 from ._html import _page, highlight
 from ._metrics.attribution import DEFAULT_DECISION, Decision
 from ._results_file import Record
@@ -146,15 +146,16 @@ CSV_COLUMNS = [
 
 def review_csv(items: Sequence[ReviewItem], path: str | Path) -> None:
     """The items as CSV, for a spreadsheet: fill the ``label`` column with supported,
-    not_supported or skip (blank is skip); ``calibrate`` reads the file back."""
-    with Path(path).open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, CSV_COLUMNS)
-        writer.writeheader()
-        for item in items:
-            row = {**asdict(item), "label": ""}
-            row["chunk_ids"] = " ".join(item.chunk_ids)
-            row.pop("chunks")
-            writer.writerow({k: "" if row[k] is None else row[k] for k in CSV_COLUMNS})
+    not_supported or skip (blank is skip); ``calibrate`` reads the file back. Cells that a
+    spreadsheet would run as a formula are marked with a leading ``'`` (``write_csv``)."""
+    write_csv(path, CSV_COLUMNS, (_csv_row(item) for item in items))
+
+
+def _csv_row(item: ReviewItem) -> dict[str, object]:
+    row = {**asdict(item), "label": ""}
+    row["chunk_ids"] = " ".join(item.chunk_ids)
+    row.pop("chunks")
+    return row
 
 
 _REVIEW_CSS = """

@@ -121,6 +121,8 @@ class Sample(BaseModel):
     @field_validator("sample_id", mode="before")
     @classmethod
     def _id_text(cls, value: Any) -> Any:
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))  # 1.0: an int column with a gap, as pandas stores it
         return str(value) if isinstance(value, (int, float)) and value == value else value
 
     @field_validator("retrieved_ids", "reference_ids", mode="before")

@@ -69,6 +69,25 @@ def wait_for(condition: Any, timeout: float = 60) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.system
+@pytest.mark.parametrize("delay", [0.3, 1.0, 2.0])
+@pytest.mark.parametrize(
+    ("sig", "code", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
+def test_a_signal_in_the_first_seconds_while_modules_load(
+    tmp_path: Path, delay: float, sig: int, code: int, word: str
+) -> None:
+    """Issue 32, item 10: at 0.3 s and 1.0 s SIGINT printed a traceback and exited -2, and
+    SIGTERM exited -15 silently (the handlers came only after the imports, about 4 s)."""
+    process = start(tmp_path, "test_cli_kill:slow_judge")
+    time.sleep(delay)
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert word in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     ("sig", "code", "word"),
     [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],

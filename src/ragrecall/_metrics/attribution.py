@@ -42,7 +42,7 @@ from ..prompts import (
     TokenSupport,
     render_passages,
 )
-from .evidence import best_sentence, quote_in, quote_states, word_overlap
+from .evidence import best_sentence, passages_quoting, quote_states, word_overlap
 
 __all__ = [
     "DEFAULT_DECISION",
@@ -304,8 +304,11 @@ def _decide(
         return verdict(False, overturned or "the judge found no support")
     cited_passages = [p for p in window if p.number == cited]
     if evidence == "quote":
-        ordered = cited_passages + [p for p in window if p.number != cited]
-        found = [p for p in ordered if quote and quote_in(quote, p.text)]
+        # One search over the window's passages (not one check each), the cited one first.
+        hits = (
+            [window[i] for i in passages_quoting(quote, [p.text for p in window])] if quote else []
+        )
+        found = [p for p in hits if p.number == cited] + [p for p in hits if p.number != cited]
         # A quote counts only if it states the claim ("verified" states nothing). Passages
         # that address the judge are withheld before it reads them (withhold_injections).
         states = quote_states(quote or "", claim)

@@ -51,6 +51,10 @@ class Metric(ABC, Generic[R]):
     uses_judge: ClassVar[bool] = True
     # What the dry run's cost estimate counts for this metric (see ``estimate_cost``).
     cost_parts: ClassVar[frozenset[str]] = frozenset()
+    # Sample fields the metric cannot do without, each a tuple of alternatives: a run whose
+    # input has none of a tuple's fields on any row is refused (a misspelt column would
+    # otherwise score every sample as if nothing were there).
+    needs: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
     # Every concrete metric class by name; read it through ``_metrics.registry``.
     registered: ClassVar[dict[str, type[Metric[RecallResult]]]] = {}

@@ -51,6 +51,7 @@ class ChunkRecall(Metric[ChunkRecallResult]):
     """
 
     name = "chunk_recall"
+    needs = (("user_input",), ("response",), ("retrieved_contexts",))
     result_type = ChunkRecallResult
     cost_parts = frozenset({"chunks"})
 

@@ -92,6 +92,7 @@ class ContextRecall(Metric[RecallResult]):
     """
 
     name = "context_recall"
+    needs = (("reference", "reference_claims"), ("retrieved_contexts",))
     result_type = RecallResult
     cost_parts = frozenset({"claims"})
 

@@ -6,9 +6,11 @@ Passages that address the judge are kept from it altogether (``injection.instruc
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 
 import pysbd
 from rapidfuzz import fuzz
@@ -16,6 +18,7 @@ from rapidfuzz import fuzz
 __all__ = [
     "best_sentence",
     "normalize",
+    "passages_quoting",
     "quote_in",
     "quote_states",
     "split_sentences",
@@ -38,18 +41,68 @@ def normalize(text: str) -> str:
 
 def quote_in(quote: str, text: str) -> bool:
     """True if every ``...``-separated fragment of ``quote`` occurs, in order, in ``text``."""
-    haystack = normalize(text)
-    position = 0
-    fragments = [normalize(f).strip(_EDGE) for f in _ELLIPSIS.split(quote)]
-    fragments = [f for f in fragments if f]
+    fragments = _fragments(quote)
+    return bool(fragments) and _in_order(_normalized(text), fragments, 0, None)
+
+
+def passages_quoting(quote: str, texts: Sequence[str]) -> list[int]:
+    """The indices of ``texts`` that hold ``quote`` (``quote_in``), in order, found with one
+    search over all of them at once: the texts are normalised once (cached; every claim of a
+    sample is checked against the same chunks) and joined, and each passage is examined at
+    most once, so a quote costs about the length of the chunks, not claims x chunks checks."""
+    fragments = _fragments(quote)
     if not fragments:
-        return False
+        return []
+    if any(_SEPARATOR in f for f in fragments):
+        return [i for i, text in enumerate(texts) if quote_in(quote, text)]
+    joined, starts = _joined(tuple(texts))
+    hits: list[int] = []
+    position = 0
+    while True:
+        found = joined.find(fragments[0], position)
+        if found < 0:
+            return hits
+        i = bisect.bisect_right(starts, found) - 1
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(joined)
+        # The leftmost start leaves the most room for the other fragments: if they are not in
+        # order after it, they are not after any later start in this passage either.
+        if _in_order(joined, fragments[1:], found + len(fragments[0]), end):
+            hits.append(i)
+        position = end + 1
+
+
+_SEPARATOR = "\x00"
+
+
+def _fragments(quote: str) -> list[str]:
+    fragments = [normalize(f).strip(_EDGE) for f in _ELLIPSIS.split(quote)]
+    return [f for f in fragments if f]
+
+
+def _in_order(haystack: str, fragments: Sequence[str], position: int, end: int | None) -> bool:
     for fragment in fragments:
-        found = haystack.find(fragment, position)
+        found = haystack.find(fragment, position, end)
         if found < 0:
             return False
         position = found + len(fragment)
     return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str) -> str:
+    return normalize(text)
+
+
+@functools.lru_cache(maxsize=16)
+def _joined(texts: tuple[str, ...]) -> tuple[str, list[int]]:
+    """The normalised texts joined by a separator no fragment holds, and where each starts."""
+    starts, position, parts = [], 0, []
+    for text in texts:
+        part = _normalized(text)
+        starts.append(position)
+        parts.append(part)
+        position += len(part) + len(_SEPARATOR)
+    return _SEPARATOR.join(parts), starts
 
 
 _WORD = re.compile(r"\w+")
@@ -100,8 +153,13 @@ def word_overlap(claim: str, text: str) -> float:
     wanted = _content_words(claim)
     if not wanted:
         return 1.0
-    found = (len(wanted & _content_words(s)) for s in _sentences(text) or (text,))
-    return max(found) / len(wanted)
+    return max(len(wanted & words) for words in _sentence_words(text)) / len(wanted)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentence_words(text: str) -> tuple[frozenset[str], ...]:
+    """The content words of each sentence of ``text`` (cached, as ``_sentences``)."""
+    return tuple(frozenset(_content_words(s)) for s in _sentences(text) or (text,))
 
 
 def best_sentence(claim: str, text: str) -> tuple[str, float]:

@@ -40,6 +40,7 @@ class ContextPrecision(ChunkJudgedMetric[PrecisionResult]):
     """
 
     name = "context_precision"
+    needs = (("user_input", "reference"), ("retrieved_contexts",))
     result_type = PrecisionResult
     cost_parts = frozenset({"chunks"})
     reply_schema = Relevance

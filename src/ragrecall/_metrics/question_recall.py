@@ -60,6 +60,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
     """
 
     name = "question_recall"
+    needs = (("user_input",), ("retrieved_contexts",))
     result_type = QuestionRecallResult
     cost_parts = frozenset({"sub_questions"})
 

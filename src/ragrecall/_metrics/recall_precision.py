@@ -40,6 +40,7 @@ class RecallPrecision(Metric[RecallPrecisionResult]):
     """
 
     name = "recall_precision"
+    needs = (("reference", "reference_claims"), ("retrieved_contexts",))
     result_type = RecallPrecisionResult
     cost_parts = frozenset({"claims", "chunks"})
 

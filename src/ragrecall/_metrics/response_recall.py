@@ -26,6 +26,7 @@ class ResponseRecall(ContextRecall):
     """
 
     name = "response_recall"
+    needs = (("reference", "reference_claims"), ("response",))
     cost_parts = frozenset({"response_claims"})
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:

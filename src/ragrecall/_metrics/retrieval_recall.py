@@ -65,6 +65,10 @@ class RetrievalRecall(Metric[RetrievalResult]):
     """
 
     name = "retrieval_recall"
+    needs = (
+        ("reference_ids", "relevance", "reference_contexts"),
+        ("retrieved_ids", "retrieved_contexts"),
+    )
     result_type = RetrievalResult
     uses_judge = False
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .._errors import SampleError
 from .spans import ANSWER_KEYS, QUESTION_KEYS, Document, Span, text_in
 
 __all__ = ["is_run", "run_spans"]
@@ -17,25 +18,43 @@ def is_run(value: Any) -> bool:
     return isinstance(value, Mapping) and "run_type" in value and "id" in value
 
 
-def run_spans(runs: list[Any]) -> Iterator[Span]:
-    for run in runs:
-        yield from _flat(run)
-
-
-def _flat(run: Mapping[str, Any]) -> Iterator[Span]:
-    yield _span(run)
-    for child in run.get("child_runs") or []:
-        if is_run(child):
-            yield from _flat({"parent_run_id": run["id"], "trace_id": run.get("trace_id")} | child)
+def run_spans(runs: list[Any], path: object = "traces") -> Iterator[Span]:
+    """Every run of ``runs`` and of their ``child_runs`` (at any depth, without recursion),
+    as spans. A run of the wrong shape raises SampleError naming the file and the run."""
+    for number, top in enumerate(runs):
+        stack: list[tuple[Mapping[str, Any], str]] = [(top, f"run {number}")]
+        while stack:
+            run, where = stack.pop()
+            try:
+                span = _span(run)
+                children = run.get("child_runs") or []
+                if not isinstance(children, list):
+                    raise TypeError(f"child_runs is {type(children).__name__}, not a list")
+            except (AttributeError, TypeError, KeyError, ValueError) as err:
+                shown = run.get("id") if isinstance(run, Mapping) else None
+                named = f"{where}" + ("" if shown is None else f" (id {str(shown)[:40]!r})")
+                problem = f"missing {err}" if isinstance(err, KeyError) else str(err)
+                raise SampleError(f"{path}: {named}: not a LangSmith run: {problem}") from err
+            yield span
+            inherited = {"parent_run_id": run["id"], "trace_id": run.get("trace_id")}
+            for i, child in reversed(list(enumerate(children))):
+                if is_run(child):
+                    stack.append((inherited | child, f"{where}, child_runs[{i}]"))
 
 
 def _span(run: Mapping[str, Any]) -> Span:
     inputs, outputs = run.get("inputs") or {}, run.get("outputs") or {}
     documents = None
     if run.get("run_type") == "retriever":
+        if not isinstance(outputs, Mapping):
+            raise TypeError(f"outputs is {type(outputs).__name__}, not an object")
         listed = outputs.get("documents", outputs.get("output", []))
+        if not isinstance(listed, list):
+            raise TypeError(f"outputs.documents is {type(listed).__name__}, not a list")
         documents = [_document(d) for d in listed if isinstance(d, Mapping)]
     extra = run.get("extra") or {}
+    if not isinstance(extra, Mapping):
+        raise TypeError(f"extra is {type(extra).__name__}, not an object")
     attributes = {**run, "metadata": extra.get("metadata") or {}}
     parent = run.get("parent_run_id")
     return Span(

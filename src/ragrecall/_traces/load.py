@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from .._data import iter_rows, load_samples
 from .._errors import SampleError
 from .._evaluate import EvaluationReport
+from .._safe_io import loads, regular_file
 from .._schemas import Chunk, RecallResult, Sample
 from ..adapters import ReferenceBook
 from .langsmith import is_run, run_spans
@@ -163,11 +164,11 @@ def _read(path: Path) -> tuple[list[Span], OtlpFile | None]:
         return list(otlp.spans()), otlp
     if len(values) == 1 and isinstance(values[0], Mapping) and "runs" in values[0]:
         values = values[0]["runs"]  # the API's runs query reply
-    if not values or not all(is_run(v) for v in values):
+    if not values or not isinstance(values, list) or not all(is_run(v) for v in values):
         raise SampleError(
             f"{path}: neither OTLP JSON traces (resourceSpans) nor LangSmith runs (id, run_type)"
         )
-    return list(run_spans(values)), None
+    return list(run_spans(values, path)), None
 
 
 def _json_values(path: Path) -> tuple[list[Any], bool]:
@@ -175,15 +176,19 @@ def _json_values(path: Path) -> tuple[list[Any], bool]:
     ``True``)."""
     if not path.exists():
         raise SampleError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8")
+    regular_file(path, "trace file")
     try:
-        value = json.loads(text)
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise SampleError(f"not UTF-8 (at byte {err.start}): {err.reason}", file=str(path)) from err
+    try:
+        value = loads(text)
     except json.JSONDecodeError:
         values = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: U+2028
             if line.strip():
                 try:
-                    values.append(json.loads(line))
+                    values.append(loads(line))
                 except json.JSONDecodeError as err:
                     raise SampleError(f"{path}:{number}: invalid JSON: {err}") from err
         return values, True

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import SampleError
+from .._safe_io import loads
 from .spans import ANSWER_KEYS, QUESTION_KEYS, Document, Span, text_in
 
 __all__ = ["Evaluation", "OtlpFile", "read_otlp"]
@@ -31,16 +32,60 @@ Evaluation = dict[str, Any]  # name, score (None: unscorable), explanation, anno
 class OtlpFile:
     """The requests of one OTLP JSON file, as read; ``jsonl`` when it held one per line."""
 
-    def __init__(self, requests: list[dict[str, Any]], jsonl: bool):
+    def __init__(self, requests: list[dict[str, Any]], jsonl: bool, path: object = "traces"):
         self.requests = requests
         self.jsonl = jsonl
+        self.path = path
 
     def spans(self) -> Iterator[Span]:
-        for request in self.requests:
-            for resource in request.get("resourceSpans") or []:
-                for scope in resource.get("scopeSpans") or []:
-                    for raw in scope.get("spans") or []:
-                        yield _span(raw)
+        """Every span, read; a part of the wrong shape (a list that is an object, an
+        attribute without a key, an intValue that is not a number) raises SampleError naming
+        the file, the request (its line, one per line) and the span."""
+        for r, request in enumerate(self.requests):
+            line = r + 1 if self.jsonl else None
+            where = f"request {r}" if len(self.requests) > 1 and not self.jsonl else ""
+            for i, resource in enumerate(self._list(request, "resourceSpans", where, line)):
+                at = f"{where}{', ' if where else ''}resourceSpans[{i}]"
+                for j, scope in enumerate(self._list(resource, "scopeSpans", at, line)):
+                    at_scope = f"{at}.scopeSpans[{j}]"
+                    for k, raw in enumerate(self._list(scope, "spans", at_scope, line)):
+                        yield self._read_span(raw, f"{at_scope}.spans[{k}]", line)
+
+    def _list(self, container: Any, key: str, where: str, line: int | None) -> list[Any]:
+        if not isinstance(container, Mapping):
+            raise SampleError(
+                f"{where or 'the request'} is {type(container).__name__}, not an object "
+                "(not OTLP JSON traces)",
+                file=str(self.path),
+                line=line,
+            )
+        value = container.get(key) or []
+        if not isinstance(value, list):
+            raise SampleError(
+                f"{where + '.' if where else ''}{key} is {type(value).__name__}, not a list "
+                "(not OTLP JSON traces)",
+                file=str(self.path),
+                line=line,
+            )
+        return value
+
+    def _read_span(self, raw: Any, where: str, line: int | None) -> Span:
+        try:
+            if not isinstance(raw, Mapping):
+                raise TypeError(f"a span is {type(raw).__name__}, not an object")
+            return _span(raw)
+        except (AttributeError, TypeError, KeyError, ValueError, RecursionError) as err:
+            span_id = raw.get("spanId") if isinstance(raw, Mapping) else None
+            named = where + ("" if span_id is None else f" (spanId {str(span_id)[:40]!r})")
+            if isinstance(err, KeyError):
+                problem = f"missing {err}"
+            elif isinstance(err, RecursionError):
+                problem = "a value nested too deeply"
+            else:
+                problem = str(err)
+            raise SampleError(
+                f"{named}: unreadable span: {problem}", file=str(self.path), line=line
+            ) from err
 
     def write(self, path: Path, evaluations: Mapping[tuple[str, str], Sequence[Evaluation]]) -> int:
         """Write the file to ``path`` with each span's ``evaluations`` added, as OpenInference
@@ -69,11 +114,21 @@ def read_otlp(path: Path, requests: list[Any], jsonl: bool) -> OtlpFile:
     for i, request in enumerate(requests):
         if not isinstance(request, dict) or "resourceSpans" not in request:
             raise SampleError(f"{path}: request {i} has no resourceSpans: not OTLP JSON traces")
-    return OtlpFile(requests, jsonl)
+    return OtlpFile(requests, jsonl, path)
 
 
 def _span(raw: Mapping[str, Any]) -> Span:
-    attributes = {a["key"]: _value(a.get("value") or {}) for a in raw.get("attributes") or []}
+    listed = raw.get("attributes") or []
+    if not isinstance(listed, list):
+        raise TypeError(f"attributes is {type(listed).__name__}, not a list")
+    attributes = {}
+    for a in listed:
+        if not isinstance(a, Mapping) or not isinstance(a.get("key"), str):
+            raise TypeError(f"attribute {_clip(a)}: expected an object with a key")
+        try:
+            attributes[a["key"]] = _value(a.get("value") or {})
+        except (AttributeError, TypeError, ValueError) as err:
+            raise ValueError(f"attribute {a['key']!r}: {err}") from err
     documents: list[Document] | None = None
     query = attributes.get("input.value")
     if attributes.get("openinference.span.kind") == "RETRIEVER":
@@ -145,24 +200,50 @@ def _gen_ai(value: Any) -> list[Document]:
 
 def _value(any_value: Mapping[str, Any]) -> Any:
     """An OTLP AnyValue as a Python value (int64 is a JSON string in OTLP/JSON)."""
+    if not isinstance(any_value, Mapping):
+        raise TypeError(f"value {_clip(any_value)} is not an OTLP AnyValue object")
     for kind, value in any_value.items():
         if kind == "intValue":
+            if isinstance(value, bool) or not isinstance(value, (int, str)):
+                raise TypeError(f"intValue {_clip(value)} is not an integer")
             return int(value)
         if kind == "doubleValue":
+            if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                raise TypeError(f"doubleValue {_clip(value)} is not a number")
             return float(value)
         if kind == "arrayValue":
-            return [_value(v) for v in (value or {}).get("values") or []]
+            return [_value(v) for v in _values(value)]
         if kind == "kvlistValue":
-            return {kv["key"]: _value(kv.get("value") or {}) for kv in value.get("values") or []}
+            kvs = _values(value)
+            if not all(isinstance(kv, Mapping) and isinstance(kv.get("key"), str) for kv in kvs):
+                raise TypeError("kvlistValue: expected objects with a key")
+            return {kv["key"]: _value(kv.get("value") or {}) for kv in kvs}
         return value  # stringValue, boolValue, bytesValue (base64 text)
     return None
+
+
+def _values(value: Any) -> list[Any]:
+    """The ``values`` of an arrayValue or kvlistValue."""
+    if not value:
+        return []
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{_clip(value)} is not an object of values")
+    values = value.get("values") or []
+    if not isinstance(values, list):
+        raise TypeError(f"values is {type(values).__name__}, not a list")
+    return values
+
+
+def _clip(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _json(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return loads(value)
     except ValueError:
         return None
 

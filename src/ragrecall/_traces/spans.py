@@ -3,10 +3,11 @@ and the walk that finds the retrievals in a tree of them."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .._safe_io import loads
 
 __all__ = [
     "ANSWER_KEYS",
@@ -74,7 +75,9 @@ def retrievals(spans: Sequence[Span]) -> Iterator[Retrieval]:
     """The outermost retriever spans with documents, in start order: a retriever inside one
     that recorded documents is not counted twice; one that recorded none (an empty result,
     or a wrapper whose inner retriever holds them) gives way to the retrievers inside it,
-    or, when none inside has documents, is an empty retrieval."""
+    or, when none inside has documents, is an empty retrieval. The tree is walked without
+    recursion (a trace may be any depth); a span met twice (two spans with one id) is
+    walked once."""
     ids = {(span.trace, span.id) for span in spans}
     children: dict[tuple[str, str] | None, list[Span]] = {}
     for span in spans:
@@ -82,19 +85,43 @@ def retrievals(spans: Sequence[Span]) -> Iterator[Retrieval]:
         children.setdefault(parent if parent in ids else None, []).append(span)  # orphan: a root
     for group in children.values():
         group.sort(key=lambda s: (s.start, s.id))
-
-    def walk(span: Span, above: list[Span]) -> Iterator[Retrieval]:
-        below = [span, *above]
+    above: dict[int, Span | None] = {}  # the span each one was reached from
+    found: dict[int, list[Retrieval]] = {}
+    roots = children.get(None, [])
+    for root in roots:
+        above[id(root)] = None
+    stack: list[tuple[Span, bool]] = [(root, False) for root in reversed(roots)]
+    while stack:
+        span, expanded = stack.pop()
+        kids = children.get((span.trace, span.id), [])
         if span.documents:
-            yield Retrieval(span, span.documents, above)
-            return
-        inner = [r for child in children.get((span.trace, span.id), []) for r in walk(child, below)]
+            found[id(span)] = [Retrieval(span, span.documents, _ancestors(span, above))]
+            continue
+        if not expanded:
+            stack.append((span, True))
+            for child in reversed(kids):
+                if id(child) not in above:
+                    above[id(child)] = span
+                    stack.append((child, False))
+            continue
+        inner = [
+            r for child in kids if above.get(id(child)) is span for r in found.pop(id(child), [])
+        ]
         if span.documents is not None and not inner:
-            yield Retrieval(span, [], above)
-        yield from inner
+            inner = [Retrieval(span, [], _ancestors(span, above))]
+        found[id(span)] = inner
+    everything = [r for root in roots for r in found.get(id(root), [])]
+    yield from sorted(everything, key=lambda r: r.span.start)
 
-    found = [r for root in children.get(None, []) for r in walk(root, [])]
-    yield from sorted(found, key=lambda r: r.span.start)
+
+def _ancestors(span: Span, above: dict[int, Span | None]) -> list[Span]:
+    """The spans above ``span``, nearest first."""
+    out: list[Span] = []
+    parent = above.get(id(span))
+    while parent is not None:
+        out.append(parent)
+        parent = above.get(id(parent))
+    return out
 
 
 def dig(values: Mapping[str, Any], name: str) -> Any:
@@ -137,7 +164,7 @@ def _mapping(value: Any) -> Mapping[str, Any] | None:
         return value
     if isinstance(value, str):
         try:
-            parsed = json.loads(value)
+            parsed = loads(value)
         except ValueError:
             return None
         return parsed if isinstance(parsed, Mapping) else None

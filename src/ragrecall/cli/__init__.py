@@ -5,6 +5,11 @@ judge) and ``judge``."""
 
 from __future__ import annotations
 
+# First, before the imports that take seconds: Ctrl-C or SIGTERM now exits 130 / 143 quietly.
+from . import _early
+
+# isort: split
+
 import argparse
 from collections.abc import Sequence
 from importlib import resources
@@ -27,7 +32,19 @@ from ._text import PlainConsole
 __all__ = ["main", "print_report"]
 
 
+_early.restore()  # the imports are done: from here on, main (and guarded) handle signals
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    leave_quietly = _early.install()  # until guarded takes over
+    try:
+        args = _parser().parse_args(argv)
+    finally:
+        leave_quietly()
+    return guarded(lambda: int(args.func(args)))
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragrecall",
         description="Context recall for retrieval-augmented generation: eval scores a dataset "
@@ -48,8 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--judge", default=None, help="'provider:model' (default: embedded judge)")
     demo.set_defaults(func=_demo)
     add_judge_commands(commands)
-    args = parser.parse_args(argv)
-    return guarded(lambda: int(args.func(args)))
+    return parser
 
 
 def _demo(args: argparse.Namespace) -> int:

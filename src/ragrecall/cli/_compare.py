@@ -70,20 +70,29 @@ def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
 def run_compare(args: argparse.Namespace, console: Console | None = None) -> int:
     console = console or PlainConsole()
     try:
+        if _same_file(args.a, args.b):
+            raise SampleError(
+                f"{args.a} and {args.b} are the same file: compare a run with another run "
+                "(a baseline and a candidate)"
+            )
         if not 0 < args.alpha < 1:
             raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
         if args.resamples < 1:
             raise SampleError(f"--resamples must be at least 1, not {args.resamples}")
-        comparison = compare_records(
-            read_records(args.a),
-            read_records(args.b),
-            metric=args.metric,
-            alpha=args.alpha,
-            resamples=args.resamples,
-            seed=args.seed,
-            min_shared=args.min_shared,
-            allow_other_claims=args.allow_other_claims,
-        )
+        a, b = read_records(args.a), read_records(args.b)
+        try:
+            comparison = compare_records(
+                a,
+                b,
+                metric=args.metric,
+                alpha=args.alpha,
+                resamples=args.resamples,
+                seed=args.seed,
+                min_shared=args.min_shared,
+                allow_other_claims=args.allow_other_claims,
+            )
+        except SampleError as err:  # says A and B: name the files
+            raise SampleError(f"{err} (A: {args.a}, B: {args.b})") from err
     except (OSError, SampleError) as err:
         console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return USAGE_ERROR
@@ -134,6 +143,13 @@ def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> 
         console.print(f"... and {len(c.changes) - show_claims} more samples with changed claims")
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
 def _mdd(mdd: float | None) -> str:
     if mdd is None or mdd == float("inf"):
         return "none: too few pairs"
@@ -142,6 +158,12 @@ def _mdd(mdd: float | None) -> str:
 
 def _meaning(c: Comparison) -> str:
     """What a verdict without a difference means, in words."""
+    if c.identical:
+        return (
+            f": A and B hold identical results for all {c.n_shared} samples: the same run "
+            "twice, or a deterministic judge on the same retrievals; there is no difference "
+            "to test"
+        )
     if c.verdict == "too few pairs":
         changed = sum(p.diff != 0 for p in c.pairs)
         return (

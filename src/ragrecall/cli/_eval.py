@@ -49,6 +49,8 @@ from ._exit import (
     OK,
     USAGE_ERROR,
     interrupted,
+    judge_failure,
+    output_failed,
 )
 from ._inputs import (
     CLAIM_MODES,
@@ -227,7 +229,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         args.max_calls, args.max_tokens, run_estimator(metrics, args.repeats) if budgeted else None
     )
 
+    scored = 0  # samples this run finished: after one, a judge failure is not "cannot start"
+
     def collect(record: Record) -> None:
+        nonlocal scored
+        scored += 1
         summary.add(record)
         if kept is not None:
             kept.append(record)
@@ -266,7 +272,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         code, word = interrupted()
         stopped = code, f"[yellow]{word}[/]" + (BATCHES_RUNNING if batch is not None else "")
     except JudgeModelError as err:
-        stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] the judge could not start: {escape(str(err))}"
+        stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] {escape(judge_failure(err, scored))}"
     finally:
         if store is not None:
             store.close()
@@ -384,9 +390,16 @@ def _finish(
     )
     if args.out:
         console.print(f"results: {args.out}")
+    unwritten: int | None = None
     if args.report:
-        args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")
-        console.print(f"report: {args.report}")
+        try:
+            page = eval_report(records, summary.names, title=str(args.data))
+            args.report.write_text(page, "utf-8")
+            console.print(f"report: {args.report}")
+        except OSError as err:
+            kept = None if args.out else records
+            what = f"the report {args.report}"
+            unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
     failures = []
     first = summary.metrics[0]
     mean = first.mean
@@ -413,4 +426,6 @@ def _finish(
         console.print(f"[red]FAIL[/] {escape(failure)}")
     if not failures:
         console.print("[green]PASS[/]")
+    if unwritten is not None:
+        return unwritten
     return GATE_FAILED if failures else OK

@@ -6,6 +6,8 @@
     3    stopped at the budget (--max-calls, --max-tokens); what finished is saved
     4    the judge could not start (its model is missing or corrupt, its server would not run)
     5    an internal error (a bug: please report it with the traceback of RAGRECALL_DEBUG=1)
+    6    an output could not be written (a full disk, a folder removed mid-run); the message
+         says what was saved and where
     130  interrupted (Ctrl-C); what finished is saved
     143  terminated (SIGTERM); what finished is saved
 
@@ -15,16 +17,23 @@ what was saved.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from .._errors import JudgeModelError
 from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from .._results_file import Record
 
 __all__ = [
     "BUDGET_STOPPED",
@@ -33,14 +42,24 @@ __all__ = [
     "INTERRUPTED",
     "JUDGE_UNAVAILABLE",
     "OK",
+    "OUTPUT_FAILED",
     "TERMINATED",
     "USAGE_ERROR",
     "guarded",
     "interrupted",
+    "judge_failure",
+    "output_failed",
 ]
 
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, JUDGE_UNAVAILABLE, INTERNAL_ERROR = 0, 1, 2, 3, 4, 5
+OUTPUT_FAILED = 6
 INTERRUPTED, TERMINATED = 130, 143
+
+# Errors of the machine, not of ragrecall: a write that failed for one of these is exit 6.
+_WRITE_FAULTS = {
+    errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.ENOENT,
+    errno.EACCES, errno.EPERM,
+}  # fmt: skip
 
 _terminated = threading.Event()
 
@@ -50,6 +69,40 @@ def interrupted() -> tuple[int, str]:
     if _terminated.is_set():
         return TERMINATED, "terminated"
     return INTERRUPTED, "interrupted"
+
+
+def judge_failure(error: Exception, finished: int = 0) -> str:
+    """What a judge that stopped working means: it could not start, or (after ``finished``
+    samples of this run) it failed mid-run."""
+    if finished:
+        return (
+            f"the judge failed mid-run, after {finished} samples of this run were scored: {error}"
+        )
+    return f"the judge could not start: {error}"
+
+
+def output_failed(
+    error: OSError, what: str, records: Sequence[Record] | None, err: PlainConsole
+) -> int:
+    """Say that ``what`` could not be written; when the results live only in memory
+    (``records``: no --out), save them to a file in the temporary folder first, so that a
+    full disk at the end of a run does not lose them. Returns OUTPUT_FAILED."""
+    saved = ""
+    if records:
+        fallback = Path(tempfile.gettempdir()) / f"ragrecall-results-{os.getpid()}.jsonl"
+        try:
+            with fallback.open("w", encoding="utf-8") as f:
+                f.writelines(r.to_json() + "\n" for r in records)
+            saved = f"; the {len(records)} results were saved to {fallback}"
+        except OSError as again:
+            fallback.unlink(missing_ok=True)
+            saved = f"; saving the results to {fallback} failed too ({again.strerror or again})"
+    err.print(
+        f"[red]error:[/] {what} could not be written ({error.strerror or error}){saved}; the "
+        "summary above stands",
+        soft_wrap=True,
+    )
+    return OUTPUT_FAILED
 
 
 def guarded(command: Callable[[], int]) -> int:
@@ -64,9 +117,16 @@ def guarded(command: Callable[[], int]) -> int:
             err.print(f"[yellow]{word}[/]", highlight=False)
             return code
         except JudgeModelError as exc:
-            err.print(f"[red]error:[/] the judge could not start: {exc}")
+            err.print(f"[red]error:[/] {judge_failure(exc)}")
             return JUDGE_UNAVAILABLE
         except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno in _WRITE_FAULTS:
+                err.print(
+                    f"[red]error:[/] could not write {exc.filename or 'a file'}: "
+                    f"{exc.strerror or exc}; what finished is in the results file if one was "
+                    "given"
+                )
+                return OUTPUT_FAILED
             if os.environ.get("RAGRECALL_DEBUG"):
                 traceback.print_exc()
             err.print(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from pydantic import AliasChoices
 from rich.console import Console
 from rich.markup import escape
 
@@ -18,6 +19,8 @@ from .._errors import SampleError
 from .._files import DataRows
 from .._judge.resolve import JudgeLike, import_judge, judge_at
 from .._metrics.claims import ClaimCache
+from .._metrics.registry import metric_class
+from .._safe_io import loads
 from .._schemas import Sample
 
 __all__ = [
@@ -108,7 +111,7 @@ def parse_column_map(text: str | None) -> dict[str, str] | None:
         return None
     if text.lstrip().startswith("{"):
         try:
-            value = json.loads(text)
+            value = loads(text)
         except json.JSONDecodeError as err:
             raise SampleError(f"--column-map: invalid JSON: {err}") from err
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
@@ -145,7 +148,7 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     explicit = [g for g in groups if samples[g[0]].sample_id is not None]
     if explicit:
         raise SampleError(
-            f"{len(explicit)} sample ids appear on more than one row (first: "
+            f"{args.data}: {len(explicit)} sample ids appear on more than one row (first: "
             f"{samples[explicit[0][0]].sample_id!r} on rows {_rows(rows, explicit[0])}); "
             "ids must be unique"
         )
@@ -158,6 +161,33 @@ def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
             soft_wrap=True,
         )
     return samples
+
+
+def check_needs(
+    samples: Sequence[Sample], names: Sequence[str], source: object, given: Sequence[str] = ()
+) -> None:
+    """Refuse (SampleError) a run whose input has, on no row, a field a metric needs: a
+    misspelt column would otherwise score every sample as if nothing were there. ``given``:
+    fields that come from elsewhere (``reference_claims`` from ``--claims``)."""
+    present: set[str] = set(given)
+    for sample in samples:  # a column given, even empty (a retrieval of nothing), is there
+        present |= sample.model_fields_set
+    for name in names:
+        for fields in metric_class(name).needs:
+            if not present.intersection(fields):
+                wanted = " or ".join(_spellings(f) for f in fields)
+                raise SampleError(
+                    f"{source}: no row has {wanted}, which {name} needs, so every sample would "
+                    "be scored without it; name your column with --column-map (see the note "
+                    "on columns not read above, if any)"
+                )
+
+
+def _spellings(field: str) -> str:
+    alias = Sample.model_fields[field].validation_alias
+    choices = alias.choices if isinstance(alias, AliasChoices) else []
+    names = [field, *(str(a) for a in choices if a != field)]
+    return names[0] + (f" ({', '.join(names[1:])})" if len(names) > 1 else "")
 
 
 def _with_hint(column: str) -> str:

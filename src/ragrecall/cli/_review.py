@@ -42,10 +42,13 @@ def run_review(args: argparse.Namespace, console: Console | None = None) -> int:
     err = PlainConsole(stderr=True)
     try:
         records = read_records(args.results)
-        items = pick_for_review(
-            records, args.metric, uncertain=args.uncertain, random_share=args.random,
-            seed=args.seed,
-        )  # fmt: skip
+        try:
+            items = pick_for_review(
+                records, args.metric, uncertain=args.uncertain, random_share=args.random,
+                seed=args.seed,
+            )  # fmt: skip
+        except ValueError as error:
+            raise SampleError(f"{args.results}: {error}") from error
         args.out.mkdir(parents=True, exist_ok=True)
         page, table = args.out / "review.html", args.out / "review.csv"
         page.write_text(review_page(items, title=args.results.name), encoding="utf-8")

@@ -15,7 +15,7 @@ from .._results_file import Record
 from .._run import Identity
 from .._schemas import RecallResult, Sample
 from .._traces import TracedSamples, load_traces
-from ._inputs import read_input
+from ._inputs import check_needs, read_input
 
 __all__ = ["add_traces_arguments", "finish_traces", "read_samples"]
 
@@ -63,7 +63,9 @@ def read_samples(
         given = [f"--{n}" for n in ("join-on", "contents", "traces-out") if _set(args, n)]
         if given:
             raise SampleError(f"{', '.join(given)} needs --from-traces")
-        return read_input(args, err), None
+        samples = read_input(args, err)
+        check_needs(samples, args.metric or ["context_recall"], args.data, _given(args))
+        return samples, None
     references = read_input(args, err)
     traced = load_traces(args.from_traces, references, join_on=args.join_on, contents=args.contents)
     for note in traced.notes:
@@ -79,6 +81,7 @@ def read_samples(
             f"{args.from_traces}: no retriever span matched any of the {len(references)} "
             f"references (--join-on {args.join_on})"
         )
+    check_needs(traced.samples, args.metric or ["context_recall"], args.from_traces, _given(args))
     return traced.samples, traced
 
 
@@ -115,6 +118,11 @@ def finish_traces(
             f"traces with scores: {escape(str(args.traces_out))} ({spans} retriever spans)",
             soft_wrap=True,
         )
+
+
+def _given(args: argparse.Namespace) -> tuple[str, ...]:
+    """Fields the input need not have: the claims of ``--claims``."""
+    return ("reference_claims",) if getattr(args, "claims", None) else ()
 
 
 def _set(args: argparse.Namespace, name: str) -> bool:
