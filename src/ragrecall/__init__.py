@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 # Each public name and the module it lives in, imported on first use: `import ragrecall` (and
 # the pytest plugin, a submodule) costs almost nothing until a name is asked for.
 _EXPORTS: dict[str, str] = {
-    "evaluate_batch": "._batch.evaluate",
+    "evaluate_batch": "._deprecated",
     "Agreement": "._calibration",
     "CalibrationProfile": "._calibration",
     "Label": "._calibration",
@@ -99,9 +99,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from ._batch.evaluate import evaluate_batch
     from ._calibration import Agreement, CalibrationProfile, Label, calibrate, read_labels
     from ._data import load_samples
+    from ._deprecated import evaluate_batch
     from ._errors import (
         CalibrationError,
         JudgeError,

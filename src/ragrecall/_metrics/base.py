@@ -97,9 +97,10 @@ class Metric(ABC, Generic[R]):
                 self._judge = resolve_judge(self._judge_spec)
             return self._judge
 
-    def score(self, sample: Sample | Mapping[str, Any]) -> R:
-        """Score one sample. Never raises for a judge failure: the result is unscorable."""
-        return run_sync(self._run(to_sample(sample)), self.policy)
+    def score(self, sample: Sample | Mapping[str, Any], policy: Policy | None = None) -> R:
+        """Score one sample. Never raises for a judge failure: the result is unscorable.
+        Each judge call runs under ``policy`` (default: the metric's)."""
+        return run_sync(self._run(to_sample(sample)), policy or self.policy)
 
     async def ascore(self, sample: Sample | Mapping[str, Any], policy: Policy | None = None) -> R:
         """Async ``score``; each judge call runs under the policy (default: the metric's)."""

@@ -2,7 +2,9 @@
 
 Each metric class declares its ``name`` and ``result_type``; defining the class registers it
 (``Metric.__init_subclass__``). The CLI, ``testing``, the results file and the cost estimate
-look metrics up here, so a metric's name is written once, on its class.
+look metrics up here, so a metric's name is written once, on its class. The built-in
+metrics are imported here, so each is registered whatever was imported before (the top level
+imports lazily).
 """
 
 from __future__ import annotations
@@ -11,6 +13,15 @@ from collections.abc import Sequence
 
 from .._judge.resolve import JudgeLike, resolve_judge
 from .._schemas import RecallResult
+from . import (  # noqa: F401  (defining each class registers it)
+    chunk_recall,
+    context_recall,
+    precision,
+    question_recall,
+    recall_precision,
+    response_recall,
+    retrieval_recall,
+)
 from .base import Metric, MetricOptions
 
 __all__ = [

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from rich.markup import escape
+
 from .._errors import JudgeModelError
 from ._text import PlainConsole
 
@@ -37,6 +39,7 @@ __all__ = [
     "USAGE_ERROR",
     "guarded",
     "interrupted",
+    "stopped",
 ]
 
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, JUDGE_UNAVAILABLE, INTERNAL_ERROR = 0, 1, 2, 3, 4, 5
@@ -52,6 +55,15 @@ def interrupted() -> tuple[int, str]:
     return INTERRUPTED, "interrupted"
 
 
+def stopped(exc: KeyboardInterrupt | JudgeModelError) -> tuple[int, str]:
+    """The exit code and message of a command stopped by an interrupt or by a judge that
+    could not start (every command's, and ``eval``'s with what it saved)."""
+    if isinstance(exc, KeyboardInterrupt):
+        code, word = interrupted()
+        return code, f"[yellow]{word}[/]"
+    return JUDGE_UNAVAILABLE, f"[red]error:[/] the judge could not start: {escape(str(exc))}"
+
+
 def guarded(command: Callable[[], int]) -> int:
     """Run ``command``; an interrupt, a judge that cannot start or a bug becomes its exit code
     and a short message on stderr, never a traceback (unless ``RAGRECALL_DEBUG`` is set)."""
@@ -59,13 +71,10 @@ def guarded(command: Callable[[], int]) -> int:
     with _sigterm_as_interrupt():
         try:
             return command()
-        except KeyboardInterrupt:
-            code, word = interrupted()
-            err.print(f"[yellow]{word}[/]", highlight=False)
+        except (KeyboardInterrupt, JudgeModelError) as exc:
+            code, message = stopped(exc)
+            err.print(message, highlight=False)
             return code
-        except JudgeModelError as exc:
-            err.print(f"[red]error:[/] the judge could not start: {exc}")
-            return JUDGE_UNAVAILABLE
         except Exception as exc:
             if os.environ.get("RAGRECALL_DEBUG"):
                 traceback.print_exc()
