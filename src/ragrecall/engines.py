@@ -14,8 +14,8 @@ objects, names, ``MetricSpec``s or factories taking the judge; ``factory`` and `
 make picklable judge factories for specs.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+import typing as _typing
+from importlib import import_module as _import_module
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
@@ -25,7 +25,6 @@ _EXPORTS: dict[str, str] = {
     "Outcome": "ragrecall._engines.base",
     "RunSettings": "ragrecall._engines.base",
     "LocalEngine": "ragrecall._engines.local",
-    "JudgeSpec": "ragrecall._metrics.spec",
     "MetricLike": "ragrecall._metrics.spec",
     "MetricSpec": "ragrecall._metrics.spec",
     "factory": "ragrecall._metrics.spec",
@@ -37,7 +36,7 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'ragrecall.engines' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = getattr(_import_module(module), name)
     globals()[name] = value
     return value
 
@@ -46,18 +45,17 @@ def __dir__() -> list[str]:
     return list(__all__)
 
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from ._batch.engine import BatchEngine
     from ._budget import Budget
     from ._engines.base import Engine, Outcome, RunSettings
     from ._engines.local import LocalEngine
-    from ._metrics.spec import JudgeSpec, MetricLike, MetricSpec, factory, server
+    from ._metrics.spec import MetricLike, MetricSpec, factory, server
 
 __all__ = [
     "BatchEngine",
     "Budget",
     "Engine",
-    "JudgeSpec",
     "LocalEngine",
     "MetricLike",
     "MetricSpec",

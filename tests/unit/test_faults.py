@@ -22,10 +22,11 @@ from fakes import obeying
 from faultserver import FAULTS, SCENARIOS, FaultServer
 from langchain_openai import ChatOpenAI
 
-from ragrecall import Chunk, ClaimCache, ContextRecall, Policy, RecallResult, Usage, evaluate
+from ragrecall import Chunk, ClaimCache, ContextRecall, RecallResult, Usage, evaluate
 from ragrecall._judge.drive import run_sync
 from ragrecall._metrics.attribution import Decision, attribute, attribution_chain, pack
 from ragrecall._metrics.injection import instructs_judge
+from ragrecall.judges import Policy
 
 N = 200
 MAX_RETRIES = 3

@@ -76,9 +76,9 @@ def test_public_names_and_the_core_never_imports_ray() -> None:
     assert out.stdout.split() == ["False"]
     assert sorted(rr.__all__) == sorted(
         [
-            "JudgeSpec",
             "Limits",
             "MetricSpec",
+            "RayEngine",
             "RayRun",
             "evaluate",
             "factory",
@@ -89,6 +89,15 @@ def test_public_names_and_the_core_never_imports_ray() -> None:
             "summarize",
         ]
     )
+
+
+def test_the_old_names_still_work_and_warn(tmp_path: Path) -> None:
+    spec = rr.MetricSpec("context_recall", KEYWORD, {"claims": "sentences"})
+    with pytest.warns(DeprecationWarning, match="ragrecall.ray.evaluate is deprecated"):
+        results = rr.evaluate(samples(8), [spec], out=tmp_path / "out", workers=2)
+    assert len(by_content(results)) == 8
+    with pytest.warns(DeprecationWarning, match="JudgeSpec is deprecated"):
+        assert rr.JudgeSpec is not None
 
 
 def test_results_on_ray_equal_evaluate_and_references_decompose_once(tmp_path: Path) -> None:

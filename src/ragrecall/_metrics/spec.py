@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from .._judge.resolve import import_judge, judge_at, resolve_judge
+from .._judge.resolve import JudgeLike, import_judge, judge_at, resolve_judge
 from .._schemas import RecallResult
 from .base import Metric, MetricOptions
 from .claims import ClaimCache
@@ -32,7 +32,7 @@ __all__ = [
     "spec_of",
 ]
 
-JudgeSpec = str | Callable[[], BaseChatModel] | None
+JudgeSpec = JudgeLike  # deprecated name (ragrecall.ray.JudgeSpec): the one judge type
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class MetricSpec:
     other constructor arguments (picklable)."""
 
     metric: str | type[Metric[RecallResult]] = "context_recall"
-    judge: JudgeSpec = None
+    judge: JudgeLike = None
     options: Mapping[str, Any] = field(default_factory=dict)
     named: MetricOptions | None = None
     claims_store: str | None = None
@@ -81,14 +81,8 @@ class MetricSpec:
         return cls(judge, **options) if cls.uses_judge else cls(**options)
 
 
-def build_judge(spec: JudgeSpec) -> BaseChatModel:
-    """The judge a spec names: a factory is called, a string resolved as ``resolve_judge``
-    does."""
-    if callable(spec):
-        judge = spec()
-        if not isinstance(judge, BaseChatModel):
-            raise TypeError(f"judge factory {spec!r} returned {type(judge).__name__}")
-        return judge
+def build_judge(spec: JudgeLike) -> BaseChatModel:
+    """The judge a spec names (``resolve_judge``)."""
     return resolve_judge(spec)
 
 
@@ -97,7 +91,9 @@ def factory(target: str) -> Callable[[], BaseChatModel]:
     return functools.partial(import_judge, target)
 
 
-def server(url: str, model: str | None = None, key_env: str | None = None) -> JudgeSpec:
+def server(
+    url: str, model: str | None = None, key_env: str | None = None
+) -> Callable[[], BaseChatModel]:
     """A picklable factory for the judge server at ``url`` (``judge_at``), e.g. judge servers
     shared by every worker."""
     return functools.partial(judge_at, url, model, key_env)
@@ -159,9 +155,10 @@ def build_metrics(
         if judge is None and isinstance(value, str | MetricSpec):
             spec = value if isinstance(value, MetricSpec) else MetricSpec(value, named=named)
             if spec.cls.uses_judge:
-                shared = judges.get(spec.judge)
+                key = spec.judge if isinstance(spec.judge, str | None) else id(spec.judge)
+                shared = judges.get(key)
                 if shared is None:
-                    shared = judges[spec.judge] = build_judge(spec.judge)
+                    shared = judges[key] = build_judge(spec.judge)
                 built.append(spec.build(judge=shared))
                 continue
         built.append(build_metric(value, judge, named))

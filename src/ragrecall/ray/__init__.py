@@ -22,14 +22,13 @@ from typing import Any
 
 import ray.data
 
-from .._metrics.spec import JudgeSpec, MetricLike, MetricSpec, factory, server
+from .._metrics.spec import MetricLike, MetricSpec, factory, server
 from ._engine import RayEngine
 from ._gate import Limits
 from ._run import RayRun
 from ._summary import iter_records, report, summarize
 
 __all__ = [
-    "JudgeSpec",
     "Limits",
     "MetricSpec",
     "RayEngine",
@@ -75,6 +74,20 @@ def run(
         timeout=timeout,
         column_map=column_map,
     )
+
+
+def __getattr__(name: str) -> object:
+    if name == "JudgeSpec":  # one judge type now: ragrecall.judges.JudgeLike
+        warnings.warn(
+            "ragrecall.ray.JudgeSpec is deprecated and will be removed in ragrecall 0.3; use "
+            "ragrecall.judges.JudgeLike",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from .._judge.resolve import JudgeLike
+
+        return JudgeLike
+    raise AttributeError(f"module 'ragrecall.ray' has no attribute {name!r}")
 
 
 def evaluate(
