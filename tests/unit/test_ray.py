@@ -209,7 +209,7 @@ def test_eval_engine_ray_gates_budgets_and_exit_codes(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert main([*common, "--out", str(out), "--report", str(tmp_path / "r.html")]) == 0
     assert (tmp_path / "r.html").exists()
-    assert main([*common, "--out", str(out), "--fail-under", "0.99"]) == 1  # resumed: 40 done
+    assert main([*common, "--out", str(out), "--min-score", "0.99"]) == 1  # resumed: 40 done
     assert main([*common, "--max-calls", "5"]) == 3
     assert main([*common, "--workers", "0"]) == 2
 

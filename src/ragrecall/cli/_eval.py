@@ -1,6 +1,6 @@
 """``ragrecall eval DATA``: score a dataset, save every sample as it finishes, gate in CI.
 
-Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--fail-under``, or
+Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--min-score``, or
 too many unscorable samples); 2 bad usage or data; 3 stopped at ``--max-calls`` /
 ``--max-tokens`` (what finished is saved; run again with a larger budget to go on); 4 the
 judge could not start; 5 an internal error; 130 interrupted (Ctrl-C), 143 terminated
@@ -31,17 +31,15 @@ from .._calibration import CalibrationProfile
 from .._claim_sets import read_claim_sets, with_claim_sets
 from .._engines.base import Engine, RunSettings, identities
 from .._errors import JudgeModelError, SampleError
-from .._html import eval_report
 from .._metrics.base import MetricOptions
 from .._metrics.registry import metric_names
 from .._metrics.spec import MetricSpec
 from .._results_file import Record
-from .._schemas import Usage
 from .._summary import RunSummary
 from ..prompts import PROMPT_VERSION
 from ._dry_run import dry_run
 from ._engine import add_engine_arguments, build_engine, judge_recipe
-from ._exit import BUDGET_STOPPED, GATE_FAILED, OK, USAGE_ERROR, stopped
+from ._exit import USAGE_ERROR, stopped
 from ._inputs import (
     CLAIM_MODES,
     add_input_command,
@@ -50,6 +48,7 @@ from ._inputs import (
     claim_mode,
     judge_spec,
 )
+from ._report import finish
 from ._text import PlainConsole
 from ._traces import add_traces_arguments, finish_traces, read_samples
 
@@ -96,13 +95,14 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     p.add_argument("--report", type=Path, default=None, help="write an HTML report here")
     p.add_argument(
-        "--fail-under",
+        "--min-score",
         type=float,
         default=None,
         metavar="SCORE",
         help="exit 1 when the first metric's mean is below this",
     )
-    p.add_argument("--threshold", type=float, default=None, help=argparse.SUPPRESS)
+    for old in ("--fail-under", "--threshold"):  # deprecated names of --min-score
+        p.add_argument(old, type=float, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--max-unscorable",
         type=float,
@@ -158,9 +158,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``eval`` command; returns the exit code."""
     console = console or PlainConsole()
     err_console = PlainConsole(stderr=True)
-    if args.threshold is not None:
-        err_console.print("warning: --threshold is deprecated; use --fail-under")
-        args.fail_under = args.fail_under if args.fail_under is not None else args.threshold
+    for old in ("threshold", "fail_under"):
+        if getattr(args, old) is not None:
+            err_console.print(f"warning: --{old.replace('_', '-')} is deprecated; use --min-score")
+            args.min_score = args.min_score if args.min_score is not None else getattr(args, old)
     if args.claims in CLAIM_MODES:
         err_console.print(f"warning: --claims {args.claims} is deprecated; use --claim-mode")
         args.claim_mode, args.claims = args.claims, None
@@ -215,7 +216,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     records = kept or []
     if traced is not None:
         finish_traces(traced, records, identities(samples), args, console)
-    return _finish(summary, records, budget, outcome.usage, elapsed, len(samples), args, console)
+    return finish(summary, records, budget, outcome.usage, elapsed, len(samples), args, console)
 
 
 def _usage_error(err_console: Console, message: str) -> int:
@@ -228,8 +229,8 @@ def _check_args(args: argparse.Namespace, engine: Engine) -> None:
         (args.repeats < 1, "--repeats must be at least 1"),
         (not 0 <= args.max_unscorable <= 1, "--max-unscorable must be in [0, 1]"),
         (
-            args.fail_under is not None and not 0 <= args.fail_under <= 1,
-            "--fail-under must be in [0, 1]",
+            args.min_score is not None and not 0 <= args.min_score <= 1,
+            "--min-score must be in [0, 1]",
         ),
     ]
     for failed, message in checks:
@@ -240,57 +241,3 @@ def _check_args(args: argparse.Namespace, engine: Engine) -> None:
     for path, flag in outputs:
         if path is not None:
             check_writable(path, flag)
-
-
-def _finish(
-    summary: RunSummary,
-    records: list[Record],
-    budget: Budget,
-    usage: Usage,
-    elapsed: float,
-    total_samples: int,
-    args: argparse.Namespace,
-    console: Console,
-) -> int:
-    console.print(summary.table(total_samples, args.repeats))
-    summary.print_worst(console)
-    if args.repeats > 1:
-        summary.print_spread(console)
-    u = usage
-    console.print(
-        f"this run: judge calls {u.calls} ({u.retries} retries), prompt tokens {u.prompt_tokens} "
-        f"({u.cached_tokens} cached), completion tokens {u.completion_tokens}, "
-        f"{elapsed:.1f} s"
-    )
-    if args.out:
-        console.print(f"results: {args.out}")
-    if args.report:
-        args.report.write_text(eval_report(records, summary.names, title=str(args.data)), "utf-8")
-        console.print(f"report: {args.report}")
-    failures = []
-    first = summary.metrics[0]
-    mean = first.mean
-    if args.fail_under is not None and (mean is None or mean < args.fail_under):
-        shown = "n/a" if mean is None else f"{mean:.3f}"
-        failures.append(f"{first.name} mean {shown} is below --fail-under {args.fail_under}")
-    for s in summary.metrics:
-        if s.unscorable_share > args.max_unscorable:
-            failures.append(
-                f"{s.name}: {s.unscorable_share:.1%} unscorable exceeds "
-                f"--max-unscorable {args.max_unscorable:.1%}"
-            )
-    if budget.spent:
-        over = budget.over()
-        console.print(
-            f"[yellow]stopped at the budget[/] (--max-calls {args.max_calls}, "
-            f"--max-tokens {args.max_tokens}): {summary.count} of {total_samples} "
-            "samples done; a sample starts only if its estimated calls fit"
-            + (f"; {over} over: samples in flight spent more than estimated" if over else "")
-            + (f"; run again to resume from {args.out}" if args.out else "")
-        )
-        return BUDGET_STOPPED
-    for failure in failures:
-        console.print(f"[red]FAIL[/] {escape(failure)}")
-    if not failures:
-        console.print("[green]PASS[/]")
-    return GATE_FAILED if failures else OK

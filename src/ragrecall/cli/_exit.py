@@ -1,7 +1,7 @@
 """Exit codes of every command, and the way out of a command that cannot go on.
 
     0    done (and every gate passed)
-    1    a gate failed (--fail-under, --max-unscorable; compare: a significant drop)
+    1    a gate failed (--min-score, --max-unscorable; compare: a significant drop)
     2    bad usage or input (the message names the argument, file, row or field)
     3    stopped at the budget (--max-calls, --max-tokens); what finished is saved
     4    the judge could not start (its model is missing or corrupt, its server would not run)
