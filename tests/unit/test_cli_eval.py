@@ -101,9 +101,7 @@ def test_passes_saves_every_sample_and_resumes_without_judging_again(
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(6))
     out = tmp_path / "r.jsonl"
-    assert (
-        run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--min-score", "0.5") == 0
-    )
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--min-score", "0.5") == 0
     records = read_records(out)
     assert sorted(r.index for r in records) == list(range(6))
     assert [r.score("context_recall") for r in sorted(records, key=lambda r: r.index)] == [

@@ -1,6 +1,8 @@
 """ragrecall for LlamaIndex: recall evaluators, query-engine evaluation, retrieval metrics,
 automatic capture from instrumentation events, and LlamaIndex LLMs as judges."""
 
+import warnings as _warnings
+
 from ._capture import RecallCapture, ReferenceLookup
 from ._evaluators import (
     ChunkRecallEvaluator,
@@ -12,8 +14,6 @@ from ._evaluators import (
     RecallPrecisionEvaluator,
     ResponseRecallEvaluator,
 )
-import warnings as _warnings
-
 from ._judge import LlamaIndexJudge, as_judge
 from ._nodes import chunks_from_nodes
 from ._query_engine import aevaluate_query_engine, evaluate_query_engine
