@@ -192,18 +192,15 @@ def ray_run(
         data: Any = rows(count)
         if args.input == "dataset":  # read by Ray: identified on the workers, no input order
             data = ray.data.from_items(data)
-        results = rr.evaluate(
-            data,
-            [spec],
+        engine = rr.RayEngine(
             workers=workers,
-            concurrency_per_worker=total // workers,
+            concurrency=total,
             num_cpus=cpus / workers,
             batch_size=4 * total // workers,
             rpm=args.rpm,
             tpm=args.tpm,
-            max_calls=args.max_calls,
-            out=out,
         )
+        results = engine.start(data, [spec], max_calls=args.max_calls, out=out).results
         scored = 0
         seen: set[tuple[str, int]] = set()
         first, first_rows = 0.0, 0
