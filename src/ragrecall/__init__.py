@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 # Each public name and the module it lives in, imported on first use: `import ragrecall` (and
 # the pytest plugin, a submodule) costs almost nothing until a name is asked for.
 _EXPORTS: dict[str, str] = {
-    "calibrate": "._calibration",
+    "calibrate": "._calibration.fit",
     "load_samples": "._data",
     "CalibrationError": "._errors",
     "JudgeError": "._errors",
@@ -120,7 +120,7 @@ def __dir__() -> list[str]:
 
 
 if _typing.TYPE_CHECKING:
-    from ._calibration import calibrate
+    from ._calibration.fit import calibrate
     from ._data import load_samples
     from ._errors import (
         CalibrationError,

@@ -8,12 +8,12 @@ from importlib import import_module as _import_module
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
-    "Agreement": "ragrecall._calibration",
-    "CalibrationProfile": "ragrecall._calibration",
-    "Label": "ragrecall._calibration",
-    "calibrate": "ragrecall._calibration",
-    "read_labels": "ragrecall._calibration",
-    "Decision": "ragrecall._metrics.attribution",
+    "Agreement": "ragrecall._metrics.decision",
+    "CalibrationProfile": "ragrecall._metrics.decision",
+    "Label": "ragrecall._calibration.labels",
+    "calibrate": "ragrecall._calibration.fit",
+    "read_labels": "ragrecall._calibration.labels",
+    "Decision": "ragrecall._metrics.decision",
 }
 
 
@@ -31,8 +31,9 @@ def __dir__() -> list[str]:
 
 
 if _typing.TYPE_CHECKING:
-    from ._calibration import Agreement, CalibrationProfile, Label, calibrate, read_labels
-    from ._metrics.attribution import Decision
+    from ._calibration.fit import calibrate
+    from ._calibration.labels import Label, read_labels
+    from ._metrics.decision import Agreement, CalibrationProfile, Decision
 
 __all__ = [
     "Agreement",

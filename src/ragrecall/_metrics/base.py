@@ -11,13 +11,13 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
-from .._calibration import CalibrationProfile
 from .._data import to_sample
 from .._errors import CalibrationError, JudgeModelError
 from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
 from .._schemas import RecallResult, Sample, Usage
 from .claims import ClaimCache
+from .decision import CalibrationProfile
 
 __all__ = ["Metric", "MetricOptions"]
 

@@ -27,11 +27,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from .._budget import Budget
-from .._calibration import CalibrationProfile
 from .._claim_sets import read_claim_sets, with_claim_sets
 from .._engines.base import Engine, RunSettings, identities
 from .._errors import JudgeModelError, SampleError
 from .._metrics.base import MetricOptions
+from .._metrics.decision import CalibrationProfile
 from .._metrics.registry import metric_names
 from .._metrics.spec import MetricSpec
 from .._results_file import Record

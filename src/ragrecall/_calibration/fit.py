@@ -16,157 +16,29 @@ version it was fitted for; applying it to another is refused (``CalibrationError
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import json
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from .._errors import CalibrationError
+from .._metrics.decision import (
+    DEFAULT_DECISION,
+    Agreement,
+    CalibrationProfile,
+    Decision,
+    logit,
+    sigmoid,
+)
+from ..stats import balanced_accuracy, cohen_kappa, expected_calibration_error
+from .labels import Label, read_labels
 
-from ._errors import CalibrationError, SampleError
-from ._metrics.attribution import DEFAULT_DECISION, Decision
-from .prompts import PROMPT_VERSION
-from .stats import balanced_accuracy, cohen_kappa, expected_calibration_error
-
-__all__ = [
-    "Agreement",
-    "CalibrationError",
-    "CalibrationProfile",
-    "Label",
-    "calibrate",
-    "read_labels",
-]
+__all__ = ["MIN_LABELS", "calibrate"]
 
 MIN_LABELS = 20  # fewer labelled verdicts with P(supported): the defaults stay
 _THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 _WEIGHTS = [round(0.1 * i, 1) for i in range(7)]
 _EPS = 1e-6
-
-
-class Label(BaseModel):
-    """A person's label of one verdict (a line of the review page's export, or a CSV row)."""
-
-    key: str = Field(description="The sample's key in the results file.")
-    occurrence: int = 1
-    claim: str
-    label: Literal["supported", "not_supported", "skip"]
-    pick: str = Field("random", description="uncertain, random or unscorable (pick_for_review).")
-    attributed: bool | None = Field(None, description="The judge's verdict (None: unscorable).")
-    p_supported: float | None = None
-    word_overlap: float | None = None
-    judge: str = ""
-    prompt_version: str = PROMPT_VERSION
-    sample_id: str | None = None
-
-
-class Agreement(BaseModel):
-    """How often the judge's verdicts agree with the person's labels."""
-
-    n: int = Field(description="Labelled verdicts compared (skips left out).")
-    balanced_accuracy: float | None
-    balanced_accuracy_ci: tuple[float, float] | None
-    kappa: float | None = Field(description="Cohen's kappa.")
-    kappa_ci: tuple[float, float] | None
-    ece: float | None = Field(
-        None, description="Expected calibration error of P(supported) (10 equal-width bins)."
-    )
-
-
-class CalibrationProfile(BaseModel):
-    """What ``calibrate`` fitted, for one judge and prompt version."""
-
-    judge: str = Field(description="Metric.judge_id() of the judge the labels were made on.")
-    prompt_version: str
-    scale_a: float = Field(1.0, description="Platt slope on logit(P(supported)).")
-    scale_b: float = Field(0.0, description="Platt intercept.")
-    support_threshold: float
-    lexical_weight: float
-    labels: int = Field(description="Labelled verdicts (skips left out).")
-    moved: bool = Field(description="The decision moved from the defaults.")
-    note: str = Field("", description="Why the decision moved or stayed.")
-    agreement: dict[str, Agreement] = Field(
-        default_factory=dict,
-        description="before / after over every label (after: held-out folds); before_random / "
-        "after_random over the random share only (unbiased picks; after_random applies the "
-        "fitted decision to labels it was fitted on).",
-    )
-
-    @property
-    def id(self) -> str:
-        """A digest of the fitted numbers: results record it (``RecallResult.calibration``)."""
-        fitted = [self.judge, self.prompt_version, self.scale_a, self.scale_b]
-        fitted += [self.support_threshold, self.lexical_weight]
-        return hashlib.sha256(json.dumps(fitted).encode()).hexdigest()[:16]
-
-    @property
-    def decision(self) -> Decision:
-        return Decision(self.support_threshold, self.lexical_weight)
-
-    def scale(self, p: float) -> float:
-        """P(supported) calibrated."""
-        return _sigmoid(self.scale_a * _logit(p) + self.scale_b)
-
-    def check(self, judge: str, prompt_version: str = PROMPT_VERSION) -> None:
-        """Raise CalibrationError unless the profile was made for this judge and prompts."""
-        if judge != self.judge:
-            raise CalibrationError(
-                f"the calibration profile was fitted for judge {self.judge!r}, not {judge!r}; "
-                "label this judge's verdicts (ragrecall review) and calibrate again"
-            )
-        if prompt_version != self.prompt_version:
-            raise CalibrationError(
-                f"the calibration profile was fitted for prompt version {self.prompt_version!r}, "
-                f"not {prompt_version!r}; label and calibrate again"
-            )
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> CalibrationProfile:
-        """Read a profile file; a file that is not one raises CalibrationError naming it."""
-        try:
-            return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as err:
-            raise CalibrationError(f"{path}: not a ragrecall calibration profile: {err}") from err
-
-
-def read_labels(path: str | Path) -> list[Label]:
-    """Labels from the review page's JSONL export or the review CSV (its ``label`` column:
-    supported, not_supported, skip; blank is skip). Bad rows raise SampleError naming the row."""
-    path = Path(path)
-    labels: list[Label] = []
-    with path.open(encoding="utf-8", newline="") as f:
-        if path.suffix.lower() == ".csv":
-            rows: Iterable[tuple[int, dict[str, Any]]] = (
-                (n, _csv_row(row)) for n, row in enumerate(csv.DictReader(f), start=2)
-            )
-        else:
-            rows = ((n, json.loads(line)) for n, line in enumerate(f, start=1) if line.strip())
-        try:
-            for n, row in rows:
-                try:
-                    labels.append(Label.model_validate(row))
-                except ValidationError as err:
-                    raise SampleError(f"{path}:{n}: not a label: {err}") from err
-        except json.JSONDecodeError as err:
-            raise SampleError(f"{path}:{err.lineno}: not JSON: {err.msg}") from err
-    return labels
-
-
-def _csv_row(row: dict[str, str]) -> dict[str, Any]:
-    value: dict[str, Any] = {k: v for k, v in row.items() if v not in ("", None)}
-    label = (row.get("label") or "skip").strip().lower().replace(" ", "_")
-    value["label"] = {"yes": "supported", "y": "supported", "no": "not_supported"}.get(
-        label, {"n": "not_supported"}.get(label, label)
-    )
-    if "attributed" in value:
-        value["attributed"] = value["attributed"].strip().lower() == "true"
-    return value
 
 
 def calibrate(
@@ -273,7 +145,7 @@ Fit = Sequence[tuple[Label, bool]]
 
 def _platt_predict(fit: Fit, train: list[int]) -> Callable[[int], float]:
     a, b = _platt([fit[i][0].p_supported or 0.0 for i in train], [fit[i][1] for i in train])
-    return lambda i: _sigmoid(a * _logit(fit[i][0].p_supported or 0.0) + b)
+    return lambda i: sigmoid(a * logit(fit[i][0].p_supported or 0.0) + b)
 
 
 def _tuned_predict(fit: Fit, train: list[int]) -> Callable[[int], float]:
@@ -360,22 +232,13 @@ def _bootstrap(
     return values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, _EPS), 1 - _EPS)
-    return math.log(p / (1 - p))
-
-
-def _sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
-
-
 def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
     """Platt's fit of ``sigmoid(a * logit(p) + b)`` (his smoothed targets), by damped Newton
     steps, with a small ridge on the slope's distance from 1."""
     positives = sum(true)
     negatives = len(true) - positives
     hi, lo = (positives + 1) / (positives + 2), 1 / (negatives + 2)
-    xs = [_logit(v) for v in p]
+    xs = [logit(v) for v in p]
     ys = [hi if t else lo for t in true]
     ridge = 1e-2
 
@@ -393,7 +256,7 @@ def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
         ga, gb = ridge * (a - 1), 0.0
         haa, hab, hbb = ridge, 0.0, 1e-9
         for x, y in zip(xs, ys, strict=True):
-            q = _sigmoid(a * x + b)
+            q = sigmoid(a * x + b)
             ga += (q - y) * x
             gb += q - y
             w = q * (1 - q)
