@@ -3,6 +3,8 @@
 Everything that comes from data (questions, chunks, claims, reasons) is HTML-escaped: chunks
 are untrusted text. A Content-Security-Policy allows no network access and only the one
 inline script whose hash it names, so even text that slipped past escaping could not run.
+
+One concern over 300 lines: the self-contained HTML pages (style, script, report, compare).
 """
 
 from __future__ import annotations

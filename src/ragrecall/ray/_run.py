@@ -1,6 +1,9 @@
 """The Ray pipeline: samples -> (distinct references -> claims, joined back) -> scores, on
 actor pools; results written to Parquet parts as blocks finish; a run resumed from its
-output skips the samples already there."""
+output skips the samples already there.
+
+One concern over 300 lines: the Ray pipeline, its stages read in the order they run.
+"""
 
 from __future__ import annotations
 
