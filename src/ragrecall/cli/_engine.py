@@ -12,7 +12,8 @@ from .._batch.engine import BatchEngine
 from .._engines.base import Engine
 from .._engines.local import LocalEngine
 from .._errors import SampleError
-from .._metrics.spec import JudgeSpec, factory, server
+from .._judge.resolve import JudgeLike
+from .._metrics.spec import factory, server
 
 __all__ = ["add_engine_arguments", "build_engine", "judge_recipe"]
 
@@ -91,7 +92,7 @@ def build_engine(args: argparse.Namespace) -> Engine:
     return engine
 
 
-def judge_recipe(args: argparse.Namespace) -> JudgeSpec:
+def judge_recipe(args: argparse.Namespace) -> JudgeLike:
     """The judge as every engine takes it in a metric spec: a string, or a picklable factory
     (so it travels to Ray workers too)."""
     if args.judge_factory:
