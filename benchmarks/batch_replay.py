@@ -1,6 +1,5 @@
 """Batch mode's own cost: client CPU per sample of ``evaluate`` on the ``BatchEngine`` (every
-round replayed)
-against ``evaluate()`` online, on the same samples and the same keyword judge.
+round replayed) against ``evaluate()`` online, on the same samples and the same keyword judge.
 
     python benchmarks/batch_replay.py [--samples 2000] [--references 500] [--summary out.json]
 

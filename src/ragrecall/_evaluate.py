@@ -22,14 +22,14 @@ from ._budget import Budget
 from ._data import load_samples
 from ._engines.base import Engine, Outcome, RunSettings, identities
 from ._engines.local import LocalEngine
-from ._engines.stream import ScoredSample, blocking, scored
+from ._engines.stream import ScoredSample, scored
 from ._metrics.context_recall import ContextRecall
 from ._metrics.registry import result_type
 from ._metrics.spec import MetricLike, build_metrics
 from ._results_file import Record
 from ._schemas import RecallResult, Sample, Usage
 
-__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "blocking", "evaluate"]
+__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "evaluate"]
 
 NOT_SCORED = "not scored: the budget was spent before it"
 
