@@ -1,6 +1,7 @@
 """Batch mode (``evaluate_batch``, now ``evaluate(engine=BatchEngine(...))``, and ``eval
---engine batch``) against a server that speaks OpenAI's Files and Batches API (``batchserver.BatchServer``: the keyword judge of ``fakes``
-answers each request; expired, rejected and partly failed batches are scripted).
+--engine batch``) against a server that speaks OpenAI's Files and Batches API
+(``batchserver.BatchServer``: the keyword judge of ``fakes`` answers each request; expired,
+rejected and partly failed batches are scripted).
 
 The online reference is ``evaluate()`` against ``faultserver.FaultServer``, which answers a
 chat completion exactly as the batch server answers a batch line.
