@@ -129,3 +129,20 @@ def test_the_budget_stops_each_at_the_same_count_and_resuming_adds_nothing_twice
     stored = Counter(runner.stored())
     assert len(stored) == N and max(stored.values()) == 1  # nothing written twice
     assert runner.evaluate(data).usage.calls == 0  # all there: nothing judged again
+
+
+async def test_the_async_and_streaming_twins_take_the_same_engine_and_store(
+    tmp_path: Path,
+) -> None:
+    from ragrecall import aevaluate, astream
+
+    data, out = rows(), tmp_path / "out.jsonl"
+    engine = LocalEngine(concurrency=3)
+    report = await aevaluate(data, [SPEC], out=out, engine=engine, max_calls=4)
+    assert report.budget_spent and report.usage.calls == 4
+    streamed = [s async for s in astream(data, [SPEC], out=out, engine=engine)]
+    assert sorted(s.index for s in streamed) == list(range(N))  # 4 resumed, 8 scored
+    again = evaluate(data, [SPEC], out=out)  # all 12 read back, none judged
+    assert again.resumed == N and again.usage.calls == 0
+    by_index = sorted(streamed, key=lambda s: s.index)
+    assert [s.results["context_recall"] for s in by_index] == again.results["context_recall"]
