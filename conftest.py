@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragrecall import JudgeModelError, LocalJudge, resolve_model
+from ragrecall import JudgeModelError
+from ragrecall.judges import LocalJudge, resolve_model
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -37,10 +37,17 @@ def make_judge(args: argparse.Namespace) -> BaseChatModel | str:
     if args.base_url:
         from langchain_openai import ChatOpenAI
 
-        return ChatOpenAI(base_url=args.base_url, api_key=args.api_key, model=args.model,
-                          temperature=0, logprobs=True, top_logprobs=5, max_retries=0)
+        return ChatOpenAI(
+            base_url=args.base_url,
+            api_key=args.api_key,
+            model=args.model,
+            temperature=0,
+            logprobs=True,
+            top_logprobs=5,
+            max_retries=0,
+        )
     if args.judge == "local":
-        from ragrecall import LocalJudge
+        from ragrecall.judges import LocalJudge
 
         return LocalJudge()
     return str(args.judge)
@@ -53,8 +60,14 @@ def judge_at(base_url: str, api_key: str, model: str, timeout: float | None = No
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
-        base_url=base_url, api_key=api_key, model=model, temperature=0, logprobs=True,
-        top_logprobs=5, max_retries=0, timeout=timeout,
+        base_url=base_url,
+        api_key=api_key,
+        model=model,
+        temperature=0,
+        logprobs=True,
+        top_logprobs=5,
+        max_retries=0,
+        timeout=timeout,
         http_client=openai.DefaultHttpxClient(trust_env=False),
         http_async_client=openai.DefaultAsyncHttpxClient(trust_env=False),
     )
@@ -85,25 +98,29 @@ def lfqa_answers(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
                     labelled.append((sentence, label, a["labels"]))
             if not labelled or item["question_id"] not in docs:
                 continue
-            answers.append({
-                "id": f"{system}:{item['question_id']}",
-                "user_input": item["question"],
-                "reference": " ".join(s for s, _, _ in labelled),
-                "reference_claims": [s for s, _, _ in labelled],
-                "gold": [label == "supported" for _, label, _ in labelled],
-                "labels": [labels for _, _, labels in labelled],  # each annotator's
-                "retrieved_contexts": [
-                    {"id": d["doc_id"], "text": f"{d['title']}\n{d['text']}"}
-                    for d in docs[item["question_id"]]
-                ],
-            })
+            answers.append(
+                {
+                    "id": f"{system}:{item['question_id']}",
+                    "user_input": item["question"],
+                    "reference": " ".join(s for s, _, _ in labelled),
+                    "reference_claims": [s for s, _, _ in labelled],
+                    "gold": [label == "supported" for _, label, _ in labelled],
+                    "labels": [labels for _, _, labels in labelled],  # each annotator's
+                    "retrieved_contexts": [
+                        {"id": d["doc_id"], "text": f"{d['title']}\n{d['text']}"}
+                        for d in docs[item["question_id"]]
+                    ],
+                }
+            )
     random.Random(seed).shuffle(answers)
     return answers[:limit]
 
 
 def attributionbench_rows(root: Path, split: str, limit: int, seed: int) -> list[dict[str, Any]]:
-    name = {"dev": "dev_all_subset_balanced.jsonl",
-            "test": "test_all_subset_balanced_sampled500.jsonl"}[split]
+    name = {
+        "dev": "dev_all_subset_balanced.jsonl",
+        "test": "test_all_subset_balanced_sampled500.jsonl",
+    }[split]
     rows = [json.loads(line) for line in (root / "attributionbench" / name).open()]
     random.Random(seed).shuffle(rows)
     return [
@@ -164,8 +181,13 @@ def write_jsonl(path: Path | None, items: Sequence[Any]) -> None:
 
 def commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parent)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        )
         return out.stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

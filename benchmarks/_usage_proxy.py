@@ -25,8 +25,17 @@ from urllib.parse import urlsplit
 
 __all__ = ["Tally", "UsageProxy"]
 
-_HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length", "host",
-                "proxy-connection", "te", "upgrade", "accept-encoding"}
+_HOP_HEADERS = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "host",
+    "proxy-connection",
+    "te",
+    "upgrade",
+    "accept-encoding",
+}
 
 
 @dataclass
@@ -108,8 +117,9 @@ class UsageProxy:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer((host, 0), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="usage-proxy",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="usage-proxy", daemon=True
+        )
 
     @property
     def port(self) -> int:
@@ -155,8 +165,9 @@ def _handler(proxy: UsageProxy) -> type[BaseHTTPRequestHandler]:
     def upstream() -> http.client.HTTPConnection:
         conn = getattr(local, "conn", None)
         if conn is None:
-            conn = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port,
-                                              timeout=proxy.timeout)
+            conn = http.client.HTTPConnection(
+                proxy.upstream_host, proxy.upstream_port, timeout=proxy.timeout
+            )
             local.conn = conn
         return conn
 
@@ -211,8 +222,9 @@ def _handler(proxy: UsageProxy) -> type[BaseHTTPRequestHandler]:
                     tally.abandoned += 1
                 self.close_connection = True
 
-        def _send(self, path: str, body: bytes | None, headers: dict[str, str]
-                  ) -> tuple[int, str, list[tuple[str, str]], bytes]:
+        def _send(
+            self, path: str, body: bytes | None, headers: dict[str, str]
+        ) -> tuple[int, str, list[tuple[str, str]], bytes]:
             for attempt in range(2):  # a kept-alive connection the server closed: retry once
                 conn = upstream()
                 try:

@@ -47,19 +47,23 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, Field, create_model
 from rapidfuzz import fuzz
 
-from ragrecall import ContextRecall, EvaluationReport, evaluate, split_sentences, structured
+from ragrecall import ContextRecall, EvaluationReport, evaluate
+from ragrecall.judges import structured
 from ragrecall.prompts import PER_CLAIM_PROMPT, Passage, QuotedSupport, Support
 from ragrecall.stats import balanced_accuracy
+from ragrecall.text import split_sentences
 
 
 def claim_prompt(system: str) -> ChatPromptTemplate:
     """The library's per-claim layout (passages first, the claim last) with another system
     message."""
-    return ChatPromptTemplate.from_messages([
-        ("system", system),
-        ("human", "Passages:\n{passages}\n\nClaim: {claim}"),
-        MessagesPlaceholder("retry", optional=True),
-    ])
+    return ChatPromptTemplate.from_messages(
+        [
+            ("system", system),
+            ("human", "Passages:\n{passages}\n\nClaim: {claim}"),
+            MessagesPlaceholder("retry", optional=True),
+        ]
+    )
 
 
 QUOTE_FIRST_PROMPT = claim_prompt(
@@ -72,8 +76,9 @@ QUOTE_FIRST_PROMPT = claim_prompt(
 )
 
 
-def reply_variant(prompt: ChatPromptTemplate, schema: type[BaseModel],
-                  as_reply: Callable[..., BaseModel]) -> type[ContextRecall]:
+def reply_variant(
+    prompt: ChatPromptTemplate, schema: type[BaseModel], as_reply: Callable[..., BaseModel]
+) -> type[ContextRecall]:
     """ContextRecall whose judge answers ``prompt`` with ``schema``, read as ``as_reply`` (the
     library's own reply type) so that evidence and scoring are unchanged. For experiments."""
 
@@ -128,7 +133,7 @@ STRICT_PROMPT = claim_prompt(
     "only part of the claim, or if the claim adds a reason, cause, number, name or "
     'judgement that they do not give. Reply with JSON: {{"supported": true or false, '
     '"passage": number of the passage that states the claim, 0 if none}}.\n\n'
-    'Example passage 1: "The Eiffel Tower was completed in 1889 for the World\'s '
+    "Example passage 1: \"The Eiffel Tower was completed in 1889 for the World's "
     'Fair."\n'
     'Claim: "The tower was finished in 1889." -> {{"supported": true, "passage": 1}}\n'
     'Claim: "The tower was completed in 1889 after two years of work by 300 '
@@ -158,8 +163,10 @@ VERDICT_ONLY_PROMPT = claim_prompt(
 PLAIN_PROMPT = ChatPromptTemplate.from_messages(
     [
         ("system", 'Answer with JSON: {{"supported": true or false}}.'),
-        ("human", "Passages:\n{passages}\n\nIs this claim supported by the passages? "
-                  "Claim: {claim}"),
+        (
+            "human",
+            "Passages:\n{passages}\n\nIs this claim supported by the passages? Claim: {claim}",
+        ),
         MessagesPlaceholder("retry", optional=True),
     ]
 )
@@ -175,18 +182,25 @@ _EXAMPLES = [
     ("Bees show each other the way to food by dancing.", '{{"supported": true, "passage": 1}}'),
     ("Honeybees can see ultraviolet light.", '{{"supported": false, "passage": 0}}'),
     ("Bumblebees can warm themselves up by shivering.", '{{"supported": true, "passage": 2}}'),
-    ("Bumblebees fly in cool weather because their fur keeps them warm.",
-     '{{"supported": false, "passage": 0}}'),
+    (
+        "Bumblebees fly in cool weather because their fur keeps them warm.",
+        '{{"supported": false, "passage": 0}}',
+    ),
 ]
 
 # The library's prompt with four worked examples as earlier turns (a constant prefix, so the
 # prompt cache reads it once); the library's own reply (one verdict token on the local judge).
-EXAMPLES_PROMPT = ChatPromptTemplate.from_messages([
-    PER_CLAIM_PROMPT.messages[0],
-    *[m for claim, reply in _EXAMPLES
-      for m in (("human", f"Passages:\n{_BEES}\n\nClaim: {claim}"), ("ai", reply))],
-    *PER_CLAIM_PROMPT.messages[1:],
-])
+EXAMPLES_PROMPT = ChatPromptTemplate.from_messages(
+    [
+        PER_CLAIM_PROMPT.messages[0],
+        *[
+            m
+            for claim, reply in _EXAMPLES
+            for m in (("human", f"Passages:\n{_BEES}\n\nClaim: {claim}"), ("ai", reply))
+        ],
+        *PER_CLAIM_PROMPT.messages[1:],
+    ]
+)
 
 
 def prompt_variant(prompt: ChatPromptTemplate) -> Callable[..., ContextRecall]:
@@ -217,10 +231,13 @@ def select_sentences(row: dict[str, Any], keep: int) -> dict[str, Any]:
     An experiment: fewer prompt tokens, if the support survives the cut."""
     if keep <= 0:
         return row
-    chunks = [c if isinstance(c, dict) else {"id": str(i), "text": c}
-              for i, c in enumerate(row["retrieved_contexts"], start=1)]
-    sentences = [(n, i, t) for n, c in enumerate(chunks)
-                 for i, t in enumerate(split_sentences(c["text"]))]
+    chunks = [
+        c if isinstance(c, dict) else {"id": str(i), "text": c}
+        for i, c in enumerate(row["retrieved_contexts"], start=1)
+    ]
+    sentences = [
+        (n, i, t) for n, c in enumerate(chunks) for i, t in enumerate(split_sentences(c["text"]))
+    ]
     chosen: set[tuple[int, int]] = set()
     for claim in row["reference_claims"]:
         ranked = sorted(sentences, key=lambda s: -fuzz.token_set_ratio(claim, s[2]))
@@ -241,27 +258,41 @@ def score(rows: list[dict[str, Any]], metric: ContextRecall) -> tuple[Evaluation
 
 def make_metric(args: argparse.Namespace, judge: Any, claims: str = "sentences") -> ContextRecall:
     evidence = "quote" if args.variant == "quote-first" else args.evidence
-    options = {name: getattr(args, name) for name in ("lexical_weight", "verdict")
-               if getattr(args, name) is not None}  # else the library's defaults
+    options = {
+        name: getattr(args, name)
+        for name in ("lexical_weight", "verdict")
+        if getattr(args, name) is not None
+    }  # else the library's defaults
     if args.threshold is not None:
         options["support_threshold"] = args.threshold
     if args.passages == "brackets":  # an experiment: [n] blocks instead of the library's tags
         options["render_passages"] = bracketed
     if args.variant not in PROMPT_VARIANTS:  # a variant is its own JSON reply format
         options["verdict"] = "json"
-    return VARIANTS[args.variant](judge, claims=claims, evidence=evidence,  # type: ignore[arg-type]
-                                  **options)
+    return VARIANTS[args.variant](
+        judge,
+        claims=claims,
+        evidence=evidence,  # type: ignore[arg-type]
+        **options,
+    )
 
 
-def lfqa(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
-         ) -> tuple[dict[str, Any], list]:
+def lfqa(
+    rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
+) -> tuple[dict[str, Any], list]:
     metric = make_metric(args, judge)
     report, seconds = score(rows, metric)
     results = report.results["context_recall"]
     gold_s, pred_s, gold_a, pred_a, items = [], [], [], [], []
     for row, result in zip(rows, results, strict=True):
-        items.append({"bench": "lfqa", "id": row["id"], "gold": row["gold"],
-                      "result": result.model_dump(mode="json")})
+        items.append(
+            {
+                "bench": "lfqa",
+                "id": row["id"],
+                "gold": row["gold"],
+                "result": result.model_dump(mode="json"),
+            }
+        )
         if result.score is None:
             continue
         gold_s += row["gold"]
@@ -288,9 +319,11 @@ def lfqa(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
     if args.atomic:
         plain = [{k: v for k, v in r.items() if k != "reference_claims"} for r in rows]
         report, seconds = score(plain, make_metric(args, judge, "atomic"))
-        pairs = [(r.score, sum(row["gold"]) / len(row["gold"]))
-                 for row, r in zip(rows, report.results["context_recall"], strict=True)
-                 if r.score is not None]
+        pairs = [
+            (r.score, sum(row["gold"]) / len(row["gold"]))
+            for row, r in zip(rows, report.results["context_recall"], strict=True)
+            if r.score is not None
+        ]
         summary["atomic"] = {
             "pearson": pearson([p for p, _ in pairs], [g for _, g in pairs]),
             "spearman": spearman([p for p, _ in pairs], [g for _, g in pairs]),
@@ -309,7 +342,7 @@ def people(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for i in range(3):
             gold, pred = [], []
             for labels in row["labels"]:
-                others = labels[:i] + labels[i + 1:]
+                others = labels[:i] + labels[i + 1 :]
                 if len(labels) == 3 and others[0] == others[1]:
                     gold.append(others[0] == "supported")
                     pred.append(labels[i] == "supported")
@@ -325,21 +358,30 @@ def people(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def attribution(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
-                ) -> tuple[dict[str, Any], list]:
+def attribution(
+    rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
+) -> tuple[dict[str, Any], list]:
     report, seconds = score(rows, make_metric(args, judge))
     by_source: dict[str, tuple[list[bool], list[bool]]] = defaultdict(lambda: ([], []))
     gold, pred, p_yes, items = [], [], [], []
     for row, result in zip(rows, report.results["context_recall"], strict=True):
-        items.append({"bench": "attributionbench", "id": row["id"], "gold": row["gold"],
-                      "source": row.get("source"), "result": result.model_dump(mode="json")})
+        items.append(
+            {
+                "bench": "attributionbench",
+                "id": row["id"],
+                "gold": row["gold"],
+                "source": row.get("source"),
+                "result": result.model_dump(mode="json"),
+            }
+        )
         if result.score is None:
             continue
         verdict = result.verdicts[0]
         gold.append(row["gold"][0])
         pred.append(verdict.attributed)
-        p_yes.append(verdict.p_supported if verdict.p_supported is not None
-                     else float(verdict.attributed))
+        p_yes.append(
+            verdict.p_supported if verdict.p_supported is not None else float(verdict.attributed)
+        )
         by_source[row["source"]][0].append(row["gold"][0])
         by_source[row["source"]][1].append(verdict.attributed)
     return {
@@ -355,8 +397,12 @@ def attribution(rows: list[dict[str, Any]], args: argparse.Namespace, judge: Any
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", help="the shared datasets folder")
-    parser.add_argument("--bench", nargs="+", default=["lfqa", "attributionbench"],
-                        choices=["lfqa", "attributionbench"])
+    parser.add_argument(
+        "--bench",
+        nargs="+",
+        default=["lfqa", "attributionbench"],
+        choices=["lfqa", "attributionbench"],
+    )
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
@@ -365,15 +411,27 @@ def main() -> int:
     parser.add_argument("--variant", default="default", choices=sorted(VARIANTS))
     parser.add_argument("--evidence", default="auto", choices=["auto", "align", "quote"])
     parser.add_argument("--threshold", type=float, help="default: the library's")
-    parser.add_argument("--lexical-weight", type=float,
-                        help="weight of the word check (default: the library's)")
-    parser.add_argument("--verdict", choices=["json", "token"],
-                        help="per-claim reply (default: the library's choice for the judge)")
-    parser.add_argument("--passages", default="tags", choices=["tags", "brackets"],
-                        help="how passages are delimited: the library's tags, or [n] blocks "
-                             "(experiment)")
-    parser.add_argument("--select-sentences", type=int, default=0, metavar="K",
-                        help="cut chunks to the K sentences closest to each claim (experiment)")
+    parser.add_argument(
+        "--lexical-weight", type=float, help="weight of the word check (default: the library's)"
+    )
+    parser.add_argument(
+        "--verdict",
+        choices=["json", "token"],
+        help="per-claim reply (default: the library's choice for the judge)",
+    )
+    parser.add_argument(
+        "--passages",
+        default="tags",
+        choices=["tags", "brackets"],
+        help="how passages are delimited: the library's tags, or [n] blocks (experiment)",
+    )
+    parser.add_argument(
+        "--select-sentences",
+        type=int,
+        default=0,
+        metavar="K",
+        help="cut chunks to the K sentences closest to each claim (experiment)",
+    )
     parser.add_argument("--out", type=Path, help="per-item JSONL")
     parser.add_argument("--summary", type=Path, help="JSON summary")
     add_judge_args(parser)
@@ -383,17 +441,24 @@ def main() -> int:
         print("skipped: the shared datasets folder is absent (pass --data)")
         return 0
     judge = make_judge(args)
-    summary: dict[str, Any] = {"commit": commit(), "date": time.strftime("%Y-%m-%d"),
-                               "args": {k: str(v) for k, v in vars(args).items()}}
+    summary: dict[str, Any] = {
+        "commit": commit(),
+        "date": time.strftime("%Y-%m-%d"),
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
     items: list[Any] = []
     if "lfqa" in args.bench:
-        rows = [select_sentences(r, args.select_sentences)
-                for r in lfqa_answers(root, args.limit, args.seed)]
+        rows = [
+            select_sentences(r, args.select_sentences)
+            for r in lfqa_answers(root, args.limit, args.seed)
+        ]
         summary["lfqa"], found = lfqa(rows, args, judge)
         items += found
     if "attributionbench" in args.bench:
-        rows = [select_sentences(r, args.select_sentences) for r in
-                attributionbench_rows(root, args.split, args.ab_limit or args.limit, args.seed)]
+        rows = [
+            select_sentences(r, args.select_sentences)
+            for r in attributionbench_rows(root, args.split, args.ab_limit or args.limit, args.seed)
+        ]
         summary["attributionbench"], found = attribution(rows, args, judge)
         items += found
     print_table(summary)
@@ -405,28 +470,40 @@ def main() -> int:
 def print_table(summary: dict[str, Any]) -> None:
     if "lfqa" in summary:
         s = summary["lfqa"]
-        print(f"LFQA-Verification: {s['answers']} answers, {s['sentences']} sentences, "
-              f"{s['unscorable']} unscorable")
+        print(
+            f"LFQA-Verification: {s['answers']} answers, {s['sentences']} sentences, "
+            f"{s['unscorable']} unscorable"
+        )
         print(f"  sentence balanced accuracy {fmt(s['sentence_balanced_accuracy'])}")
-        print(f"  per answer: Pearson {fmt(s['pearson'])}  Spearman {fmt(s['spearman'])}  "
-              f"MAE {fmt(s['mae'])}")
-        print(f"  {s['seconds_per_answer']:.1f} s/answer, {s['calls_per_answer']:.1f} calls, "
-              f"{s['prompt_tokens_per_answer']:.0f} prompt tokens "
-              f"({s['uncached_prompt_tokens_per_answer']:.0f} uncached), "
-              f"{s['completion_tokens_per_answer']:.0f} completion tokens per answer")
+        print(
+            f"  per answer: Pearson {fmt(s['pearson'])}  Spearman {fmt(s['spearman'])}  "
+            f"MAE {fmt(s['mae'])}"
+        )
+        print(
+            f"  {s['seconds_per_answer']:.1f} s/answer, {s['calls_per_answer']:.1f} calls, "
+            f"{s['prompt_tokens_per_answer']:.0f} prompt tokens "
+            f"({s['uncached_prompt_tokens_per_answer']:.0f} uncached), "
+            f"{s['completion_tokens_per_answer']:.0f} completion tokens per answer"
+        )
         h = s["people"]
-        print(f"  people (one annotator against the other two): sentence balanced accuracy "
-              f"{fmt(h['sentence_balanced_accuracy'])}  Pearson {fmt(h['pearson'])}  "
-              f"MAE {fmt(h['mae'])}")
+        print(
+            f"  people (one annotator against the other two): sentence balanced accuracy "
+            f"{fmt(h['sentence_balanced_accuracy'])}  Pearson {fmt(h['pearson'])}  "
+            f"MAE {fmt(h['mae'])}"
+        )
         if "atomic" in s:
             a = s["atomic"]
-            print(f"  atomic claims: Pearson {fmt(a['pearson'])}  Spearman {fmt(a['spearman'])}"
-                  f"  MAE {fmt(a['mae'])}  {a['seconds_per_answer']:.1f} s/answer")
+            print(
+                f"  atomic claims: Pearson {fmt(a['pearson'])}  Spearman {fmt(a['spearman'])}"
+                f"  MAE {fmt(a['mae'])}  {a['seconds_per_answer']:.1f} s/answer"
+            )
     if "attributionbench" in summary:
         s = summary["attributionbench"]
         print(f"AttributionBench: {s['rows']} rows, {s['unscorable']} unscorable")
-        print(f"  balanced accuracy {fmt(s['balanced_accuracy'])}  "
-              f"AUC P(supported) {fmt(s['auc_p_supported'])}  {s['seconds_per_row']:.1f} s/row")
+        print(
+            f"  balanced accuracy {fmt(s['balanced_accuracy'])}  "
+            f"AUC P(supported) {fmt(s['auc_p_supported'])}  {s['seconds_per_row']:.1f} s/row"
+        )
         for source, value in s["by_source"].items():
             print(f"    {source:24s} {fmt(value)}")
 

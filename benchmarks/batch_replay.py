@@ -1,5 +1,5 @@
-"""Batch mode's own cost: client CPU per sample of ``evaluate_batch`` (every round replayed)
-against ``evaluate()`` online, on the same samples and the same keyword judge.
+"""Batch mode's own cost: client CPU per sample of ``evaluate`` on the ``BatchEngine`` (every
+round replayed) against ``evaluate()`` online, on the same samples and the same keyword judge.
 
     python benchmarks/batch_replay.py [--samples 2000] [--references 500] [--summary out.json]
 
@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "testkit"))
 from _common import commit, write_json
 from langchain_openai import ChatOpenAI
 
-from ragrecall import ClaimCache, ContextRecall, evaluate, evaluate_batch
+from ragrecall import ClaimCache, ContextRecall, evaluate
+from ragrecall.engines import BatchEngine
 
 
 def rows(n: int, references: int) -> list[dict[str, Any]]:
@@ -127,19 +128,19 @@ def main() -> None:
         batches: list[str] = []
         results.append(
             measure(
-                "evaluate_batch",
-                lambda: evaluate_batch(
+                "BatchEngine",
+                lambda: evaluate(
                     data,
                     [metric],
-                    judge=judge(url),
                     out=out,
-                    poll_interval=0.05,
+                    engine=BatchEngine(judge(url), poll_interval=0.05),
+                    show_progress=False,
                     notify=lambda m: batches.append(m) if "sent" in m else None,
                 ),
                 args.samples,
             )
         )
-        print(f"evaluate_batch   {len(batches)} batches: " + "; ".join(batches))
+        print(f"BatchEngine      {len(batches)} batches: " + "; ".join(batches))
     online, batch = results
     ratio = batch["client_cpu_ms_per_sample"] / online["client_cpu_ms_per_sample"]
     print(f"client CPU per sample, batch / online: {ratio:.2f}x")

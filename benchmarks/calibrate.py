@@ -31,15 +31,17 @@ from _common import (
     pearson,
 )
 
-from ragrecall import Decision, word_overlap
+from ragrecall.calibration import Decision
 from ragrecall.stats import balanced_accuracy
+from ragrecall.text import word_overlap
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("items", type=Path, nargs="+")
-    parser.add_argument("--thresholds", type=float, nargs="+",
-                        default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+    parser.add_argument(
+        "--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    )
     parser.add_argument("--overlap-weights", type=float, nargs="+", default=[0.0])
     parser.add_argument("--data", help="the shared datasets folder (for --overlap-weights)")
     args = parser.parse_args()
@@ -59,8 +61,9 @@ def main() -> int:
                 for row in rows:
                     verdicts = row["result"]["verdicts"]
                     lexical = overlaps.get((bench, row["id"]), [0.0] * len(verdicts))
-                    decided = [_decide(v, t, weight, o)
-                               for v, o in zip(verdicts, lexical, strict=True)]
+                    decided = [
+                        _decide(v, t, weight, o) for v, o in zip(verdicts, lexical, strict=True)
+                    ]
                     gold += row["gold"]
                     pred += decided
                     per_gold.append(sum(row["gold"]) / len(row["gold"]))
@@ -70,8 +73,10 @@ def main() -> int:
                     line += f", overlap weight {weight:.2f}"
                 line += f": balanced accuracy {fmt(balanced_accuracy(gold, pred))}"
                 if bench == "lfqa":
-                    line += (f"  Pearson {fmt(pearson(per_pred, per_gold))}  "
-                             f"MAE {fmt(mae(per_pred, per_gold))}")
+                    line += (
+                        f"  Pearson {fmt(pearson(per_pred, per_gold))}  "
+                        f"MAE {fmt(mae(per_pred, per_gold))}"
+                    )
                 print(line)
     return 0
 
@@ -98,8 +103,9 @@ def _overlaps(items: list[dict[str, Any]], data: str | None) -> dict[tuple[str, 
             contexts["attributionbench", row["id"]] = row["retrieved_contexts"]
     out = {}
     for item in items:
-        texts = [c["text"] if isinstance(c, dict) else c
-                 for c in contexts[item["bench"], item["id"]]]
+        texts = [
+            c["text"] if isinstance(c, dict) else c for c in contexts[item["bench"], item["id"]]
+        ]
         out[item["bench"], item["id"]] = [
             max((word_overlap(v["claim"], t) for t in texts), default=0.0)
             for v in item["result"]["verdicts"]

@@ -29,7 +29,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ragrecall import Decision, Label, calibrate
+from ragrecall import calibrate
+from ragrecall.calibration import Decision, Label
 from ragrecall.stats import balanced_accuracy, expected_calibration_error, share_interval
 
 DEFAULT = Decision(0.55, 0.3)

@@ -190,10 +190,18 @@ def decompose(metric: Any, row: dict[str, Any], mode: str) -> dict[str, Any]:
     try:
         claim_set = metric.claim_set(sample)
     except Exception as exc:  # recorded and counted as no claims, never skipped
-        return {"produced": [], "usage": None, "seconds": time.perf_counter() - start,
-                "error": f"{type(exc).__name__}: {exc}"}
-    return {"produced": list(claim_set.claims), "usage": claim_set.usage.model_dump(),
-            "seconds": time.perf_counter() - start, "error": None}
+        return {
+            "produced": [],
+            "usage": None,
+            "seconds": time.perf_counter() - start,
+            "error": f"{type(exc).__name__}: {exc}",
+        }
+    return {
+        "produced": list(claim_set.claims),
+        "usage": claim_set.usage.model_dump(),
+        "seconds": time.perf_counter() - start,
+        "error": None,
+    }
 
 
 def evaluate_row(row: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
@@ -208,14 +216,22 @@ def evaluate_row(row: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
     precision = len(produced_hit) / len(produced) if produced else None
     c, p = coverage or 0.0, precision or 0.0
     return {
-        "id": row["id"], "format": row["format"], "produced": produced, "gold": gold,
-        "matches": pairs, "coverage": coverage, "precision": precision,
+        "id": row["id"],
+        "format": row["format"],
+        "produced": produced,
+        "gold": gold,
+        "matches": pairs,
+        "coverage": coverage,
+        "precision": precision,
         "f1": 2 * c * p / (c + p) if c + p else 0.0,
-        "gold_matched": len(gold_hit), "produced_matched": len(produced_hit),
+        "gold_matched": len(gold_hit),
+        "produced_matched": len(produced_hit),
         "one_to_one": one_to_one(pairs),
         "count_error": len(produced) - len(gold),
         "headings": [claim for claim in produced if normalise(claim) in heads],
-        "usage": found["usage"], "seconds": found["seconds"], "error": found["error"],
+        "usage": found["usage"],
+        "seconds": found["seconds"],
+        "error": found["error"],
     }
 
 
@@ -231,7 +247,9 @@ def aggregate(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return per_ref((i["usage"] or {}).get(field, 0) for i in items)
 
     return {
-        "references": n, "gold_claims": gold, "produced_claims": produced,
+        "references": n,
+        "gold_claims": gold,
+        "produced_claims": produced,
         "coverage": sum(i["gold_matched"] for i in items) / gold if gold else None,
         "precision": sum(i["produced_matched"] for i in items) / produced if produced else None,
         "coverage_1to1": sum(i["one_to_one"] for i in items) / gold if gold else None,
@@ -255,36 +273,45 @@ def mark(value: float | None, target: float) -> str:
 
 
 def print_table(summary: dict[str, Any]) -> None:
-    print(f"{'format':9s} {'refs':>4s} {'gold':>4s} {'prod':>4s}  {'coverage':10s} "
-          f"{'precision':10s} {'cov1:1':>6s} {'prec1:1':>7s} {'|err|':>5s} {'err':>5s}  "
-          f"{'headings':8s} {'calls':>5s} {'prompt':>6s} {'compl':>5s} {'s/ref':>6s}")
+    print(
+        f"{'format':9s} {'refs':>4s} {'gold':>4s} {'prod':>4s}  {'coverage':10s} "
+        f"{'precision':10s} {'cov1:1':>6s} {'prec1:1':>7s} {'|err|':>5s} {'err':>5s}  "
+        f"{'headings':8s} {'calls':>5s} {'prompt':>6s} {'compl':>5s} {'s/ref':>6s}"
+    )
     rows = [*summary["formats"].items(), ("overall", summary["overall"])]
     for name, s in rows:
         target = TARGET_OVERALL if name == "overall" else TARGET_FORMAT
         heads = f"{s['headings']} {'ok' if s['headings'] == 0 else 'MISS'}"
-        print(f"{name:9s} {s['references']:4d} {s['gold_claims']:4d} {s['produced_claims']:4d}  "
-              f"{mark(s['coverage'], target):10s} {mark(s['precision'], target):10s} "
-              f"{fmt(s['coverage_1to1']):>6s} {fmt(s['precision_1to1']):>7s} "
-              f"{s['count_error_abs']:5.2f} {s['count_error_signed']:+5.2f}  {heads:8s} "
-              f"{s['calls_per_ref']:5.1f} {s['prompt_tokens_per_ref']:6.0f} "
-              f"{s['completion_tokens_per_ref']:5.0f} {s['seconds_per_ref']:6.2f}")
+        print(
+            f"{name:9s} {s['references']:4d} {s['gold_claims']:4d} {s['produced_claims']:4d}  "
+            f"{mark(s['coverage'], target):10s} {mark(s['precision'], target):10s} "
+            f"{fmt(s['coverage_1to1']):>6s} {fmt(s['precision_1to1']):>7s} "
+            f"{s['count_error_abs']:5.2f} {s['count_error_signed']:+5.2f}  {heads:8s} "
+            f"{s['calls_per_ref']:5.1f} {s['prompt_tokens_per_ref']:6.0f} "
+            f"{s['completion_tokens_per_ref']:5.0f} {s['seconds_per_ref']:6.2f}"
+        )
     o = summary["overall"]
-    print(f"targets: coverage and precision >= {TARGET_OVERALL} overall and >= {TARGET_FORMAT} "
-          f"per format; 0 headings.\ncov1:1, prec1:1: each claim matched at most once (no "
-          f"target). |err|, err: mean absolute and signed (produced - gold) claim count per "
-          f"reference.\ncalls, prompt and completion tokens, seconds: per reference "
-          f"({o['cached_tokens_per_ref']:.0f} of the prompt tokens cached, overall).")
+    print(
+        f"targets: coverage and precision >= {TARGET_OVERALL} overall and >= {TARGET_FORMAT} "
+        f"per format; 0 headings.\ncov1:1, prec1:1: each claim matched at most once (no "
+        f"target). |err|, err: mean absolute and signed (produced - gold) claim count per "
+        f"reference.\ncalls, prompt and completion tokens, seconds: per reference "
+        f"({o['cached_tokens_per_ref']:.0f} of the prompt tokens cached, overall)."
+    )
     if o["errors"]:
-        print(f"{o['errors']} references failed (counted as no claims); see the worst list "
-              f"and --out")
+        print(
+            f"{o['errors']} references failed (counted as no claims); see the worst list and --out"
+        )
 
 
 def print_worst(worst: Sequence[dict[str, Any]]) -> None:
     print(f"\nworst {len(worst)} references (F1 of coverage and precision):")
     for item in worst:
-        print(f"\n  {item['id']} ({item['format']}): F1 {fmt(item['f1'])}  coverage "
-              f"{fmt(item['coverage'])}  precision {fmt(item['precision'])}"
-              + (f"  error: {item['error']}" if item["error"] else ""))
+        print(
+            f"\n  {item['id']} ({item['format']}): F1 {fmt(item['f1'])}  coverage "
+            f"{fmt(item['coverage'])}  precision {fmt(item['precision'])}"
+            + (f"  error: {item['error']}" if item["error"] else "")
+        )
         gold_of = {}  # each produced claim's best gold claim
         for p in sorted(item["matches"], key=lambda p: p["f1"]):
             gold_of[p["produced"]] = p["gold"]
@@ -302,9 +329,13 @@ def print_worst(worst: Sequence[dict[str, Any]]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", default="atomic", choices=["atomic", "sentences", "gold"],
-                        help="how the reference is split: the judge (atomic), by rule "
-                             "(sentences, no judge), or the gold claims (checks the matcher)")
+    parser.add_argument(
+        "--mode",
+        default="atomic",
+        choices=["atomic", "sentences", "gold"],
+        help="how the reference is split: the judge (atomic), by rule "
+        "(sentences, no judge), or the gold claims (checks the matcher)",
+    )
     parser.add_argument("--formats", nargs="+", default=list(FORMATS), choices=FORMATS)
     parser.add_argument("--limit", type=int, help="at most N references per format")
     parser.add_argument("--refs", type=Path, default=REFS, help="the gold file")
@@ -317,8 +348,10 @@ def main() -> int:
     date = time.strftime("%Y-%m-%d %H:%M")
     load_start = os.getloadavg()
     print(f"command: {command}")
-    print(f"commit {commit()}  date {date}  load average {load_start[0]:.2f} {load_start[1]:.2f} "
-          f"{load_start[2]:.2f}")
+    print(
+        f"commit {commit()}  date {date}  load average {load_start[0]:.2f} {load_start[1]:.2f} "
+        f"{load_start[2]:.2f}"
+    )
     if not args.refs.is_file():
         print(f"skipped: the gold file {args.refs} is absent")
         return 0
@@ -332,18 +365,25 @@ def main() -> int:
     for n, row in enumerate(rows, 1):
         items.append(evaluate_row(row, decompose(metric, row, args.mode)))
         if args.mode == "atomic":
-            print(f"  {n}/{len(rows)} {row['id']}: {len(items[-1]['produced'])} claims, "
-                  f"{items[-1]['seconds']:.1f} s", flush=True)
+            print(
+                f"  {n}/{len(rows)} {row['id']}: {len(items[-1]['produced'])} claims, "
+                f"{items[-1]['seconds']:.1f} s",
+                flush=True,
+            )
     # The embedded judge's machinery is imported only when the judge is resolved.
     judge_loaded = "ragrecall._local" in sys.modules
 
     formats = [f for f in FORMATS if any(i["format"] == f for i in items)]
     summary: dict[str, Any] = {
-        "commit": commit(), "date": date, "command": command,
+        "commit": commit(),
+        "date": date,
+        "command": command,
         "args": {k: str(v) for k, v in vars(args).items()},
-        "mode": args.mode, "match_f1": MATCH_F1,
+        "mode": args.mode,
+        "match_f1": MATCH_F1,
         "targets": {"overall": TARGET_OVERALL, "per_format": TARGET_FORMAT, "headings": 0},
-        "load_avg_start": load_start, "load_avg_end": os.getloadavg(),
+        "load_avg_start": load_start,
+        "load_avg_end": os.getloadavg(),
         "embedded_judge_loaded": judge_loaded,
         "formats": {f: aggregate([i for i in items if i["format"] == f]) for f in formats},
         "overall": aggregate(items),
@@ -351,12 +391,14 @@ def main() -> int:
     worst = sorted(items, key=lambda i: (i["f1"], i["id"]))[:5]
     summary["worst"] = [i["id"] for i in worst]
 
-    print(f"\nmode {args.mode}: {len(items)} references, match when content-word F1 >= "
-          f"{MATCH_F1}")
+    print(f"\nmode {args.mode}: {len(items)} references, match when content-word F1 >= {MATCH_F1}")
     if args.mode == "sentences":
         calls = sum((i["usage"] or {}).get("calls", 0) for i in items)
-        state = ("YES: ContextRecall resolved it (LocalJudge built) though no call needs it"
-                 if judge_loaded else "no")
+        state = (
+            "YES: ContextRecall resolved it (LocalJudge built) though no call needs it"
+            if judge_loaded
+            else "no"
+        )
         print(f"embedded judge loaded: {state}; {calls} judge calls")
     print_table(summary)
     print_worst(worst)

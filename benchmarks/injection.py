@@ -54,7 +54,8 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import Field
 
-from ragrecall import ClaimCache, ContextRecall, RecallResult, structured
+from ragrecall import ClaimCache, ContextRecall, RecallResult
+from ragrecall.judges import structured
 from ragrecall.prompts import Support
 
 HERE = Path(__file__).resolve().parent
@@ -103,8 +104,9 @@ class NaiveRecall(ContextRecall):
 def build(config: str, judge: BaseChatModel) -> ContextRecall:
     cache = ClaimCache()
     if config == "naive":
-        return NaiveRecall(judge, strategy="per_claim", evidence="align", cache=cache,
-                           withhold_injections=False)
+        return NaiveRecall(
+            judge, strategy="per_claim", evidence="align", cache=cache, withhold_injections=False
+        )
     if config == "default_align":
         return ContextRecall(judge, strategy="per_claim", evidence="align", cache=cache)
     if config == "defended":
@@ -150,7 +152,7 @@ def rate(hits: int, total: int) -> str:
 
 def detector(args: argparse.Namespace) -> dict[str, Any]:
     """The detector alone: attacks caught, honest chunks withheld, time per chunk."""
-    from ragrecall import instructs_judge
+    from ragrecall.text import instructs_judge
 
     out: dict[str, Any] = {}
     attacks = read_jsonl(args.data)
@@ -172,8 +174,9 @@ def detector(args: argparse.Namespace) -> dict[str, Any]:
     print(f"attacks caught (all):{'':14} {rate(caught_all, total):>18}")
     out["attacks_by_family"] = {f: f"{sum(v)}/{len(v)}" for f, v in sorted(by_family.items())}
     print("  by family:", out["attacks_by_family"])
-    genuine = [c["text"] for case in attacks for c in case["contexts"]
-               if c["id"] != case["injected"]]
+    genuine = [
+        c["text"] for case in attacks for c in case["contexts"] if c["id"] != case["injected"]
+    ]
     withheld = sum(map(instructs_judge, genuine))
     out["genuine_in_attack_cases"] = {"withheld": withheld, "chunks": len(genuine)}
     print(f"genuine chunks of the attack cases withheld: {rate(withheld, len(genuine)):>12}")
@@ -186,8 +189,9 @@ def detector(args: argparse.Namespace) -> dict[str, Any]:
         for b in rows:
             by_kind[b["imitates"]].append(b["id"] in flagged)
         out[f"benign_{part}"] = {"withheld": len(flagged), "chunks": len(rows), "ids": flagged}
-        print(f"benign look-alikes withheld ({part}): {rate(len(flagged), len(rows)):>18}  "
-              f"{flagged}")
+        print(
+            f"benign look-alikes withheld ({part}): {rate(len(flagged), len(rows)):>18}  {flagged}"
+        )
     out["benign_by_kind"] = {k: f"{sum(v)}/{len(v)}" for k, v in sorted(by_kind.items())}
 
     root = data_dir(args.datasets)
@@ -201,13 +205,19 @@ def detector(args: argparse.Namespace) -> dict[str, Any]:
         flagged_texts = [t for t in texts if instructs_judge(t)]
         assert sum(uncached) == len(flagged_texts)
         chars = sum(map(len, texts)) / len(texts)
-        out["shared"] = {"withheld": len(flagged_texts), "chunks": len(texts),
-                         "ms_per_chunk": 1000 * seconds / len(texts), "mean_chars": chars,
-                         "withheld_starts": [t[:120] for t in flagged_texts]}
+        out["shared"] = {
+            "withheld": len(flagged_texts),
+            "chunks": len(texts),
+            "ms_per_chunk": 1000 * seconds / len(texts),
+            "mean_chars": chars,
+            "withheld_starts": [t[:120] for t in flagged_texts],
+        }
         print(f"shared-dataset chunks withheld:{'':4} {rate(len(flagged_texts), len(texts)):>18}")
-        print(f"detector time: {1000 * seconds / len(texts):.2f} ms a chunk (uncached; mean "
-              f"{chars:,.0f} characters); a cached chunk: "
-              f"{1e6 * timed(lambda: [instructs_judge(t) for t in texts]) / len(texts):.1f} us")
+        print(
+            f"detector time: {1000 * seconds / len(texts):.2f} ms a chunk (uncached; mean "
+            f"{chars:,.0f} characters); a cached chunk: "
+            f"{1e6 * timed(lambda: [instructs_judge(t) for t in texts]) / len(texts):.1f} us"
+        )
         if args.claims:
             out["claims_timing"] = claims_timing(root, args.claims)
     return out
@@ -229,18 +239,30 @@ def claims_timing(root: Path, claims: int) -> dict[str, Any]:
         item = items[n % len(items)]
         contexts = [{"id": str(i), "text": d["text"]} for i, d in enumerate(item["docs"][:5])]
         reference = [f"Claim {k} of sample {n} about {item['question'][:40]}." for k in range(10)]
-        samples.append({"user_input": item["question"], "reference_claims": reference,
-                        "retrieved_contexts": contexts})
-    metric = ContextRecall(QuotingJudge(), strategy="per_claim", evidence="quote",
-                           cache=ClaimCache(), window_tokens=32000)
+        samples.append(
+            {
+                "user_input": item["question"],
+                "reference_claims": reference,
+                "retrieved_contexts": contexts,
+            }
+        )
+    metric = ContextRecall(
+        QuotingJudge(),
+        strategy="per_claim",
+        evidence="quote",
+        cache=ClaimCache(),
+        window_tokens=32000,
+    )
     metric.score(samples[0])  # warm up
     results: list[RecallResult] = []
     cpu = time.process_time()
     seconds = timed(lambda: results.extend(metric.score(s) for s in samples))
     cpu = time.process_time() - cpu
     quoted = sum(v.chunk_ids == ["0"] for r in results for v in r.verdicts)
-    print(f"{claims} claims, quote mode, zero-latency judge: {seconds:.1f} s ({cpu:.1f} s CPU; "
-          f"{quoted} verdicts with the quote found in passage 1)")
+    print(
+        f"{claims} claims, quote mode, zero-latency judge: {seconds:.1f} s ({cpu:.1f} s CPU; "
+        f"{quoted} verdicts with the quote found in passage 1)"
+    )
     return {"claims": claims, "seconds": seconds, "cpu_seconds": cpu, "quote_found": quoted}
 
 
@@ -261,8 +283,9 @@ class QuotingJudge(BaseChatModel):
 
         return self.model_copy(update={"tool": convert_to_openai_tool(tools[0])["function"]})
 
-    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> Any:
+    def _generate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
         from langchain_core.messages import AIMessage
         from langchain_core.outputs import ChatGeneration, ChatResult
 
@@ -271,6 +294,7 @@ class QuotingJudge(BaseChatModel):
         call = {"name": self.tool["name"], "id": "call_1", "args": args}
         message = AIMessage("", tool_calls=[call])
         return ChatResult(generations=[ChatGeneration(message=message)])
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -344,15 +368,21 @@ def main() -> None:
         )
     if args.control:
         for config in configs:
-            hit_control = {r["id"] for r in rows if r["config"] == config and r["control"]
-                           and r["inflated"]}
-            attacked = {r["id"] for r in rows if r["config"] == config and not r["control"]
-                        and r["inflated"]}
+            hit_control = {
+                r["id"] for r in rows if r["config"] == config and r["control"] and r["inflated"]
+            }
+            attacked = {
+                r["id"]
+                for r in rows
+                if r["config"] == config and not r["control"] and r["inflated"]
+            }
             caused = sorted(attacked - hit_control)
             summary[config]["caused_by_attack"] = caused
             summary[config]["judge_errors_without_attack"] = sorted(hit_control)
-            print(f"{config:40} inflated by the attack itself: {len(caused)}/{len(cases)} "
-                  f"{caused}; wrong without the attack too: {sorted(attacked & hit_control)}")
+            print(
+                f"{config:40} inflated by the attack itself: {len(caused)}/{len(cases)} "
+                f"{caused}; wrong without the attack too: {sorted(attacked & hit_control)}"
+            )
     model = str(getattr(judge, "model_name", judge))
     meta = {"commit": commit(), "judge": model, "cases": len(cases)}
     write_json(args.out, {**meta, "summary": summary, "rows": rows})

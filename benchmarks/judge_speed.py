@@ -41,7 +41,8 @@ def main() -> int:
         return 0
     rows = lfqa_answers(root, args.limit, args.seed)
 
-    from ragrecall import ContextRecall, LocalJudge, evaluate
+    from ragrecall import ContextRecall, evaluate
+    from ragrecall.judges import LocalJudge
 
     local = LocalJudge()
     server = local._server
@@ -49,8 +50,9 @@ def main() -> int:
     load_start = os.getloadavg()
     with UsageProxy(server.base_url) as proxy:
         judge = judge_at(proxy.base_url("ragrecall"), server.api_key, local.model_name)
-        metric = ContextRecall(judge, claims="sentences", window_tokens=local.context_window,
-                               verdict="token")  # what "auto" picks for LocalJudge itself
+        metric = ContextRecall(
+            judge, claims="sentences", window_tokens=local.context_window, verdict="token"
+        )  # what "auto" picks for LocalJudge itself
         start = time.perf_counter()
         report = evaluate(rows, [metric], concurrency=args.concurrency, show_progress=False)
         wall = time.perf_counter() - start
@@ -59,18 +61,27 @@ def main() -> int:
     claims = sum(len(r.verdicts) for r in results)
     n = len(rows)
     summary: dict[str, Any] = {
-        "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M"),
-        "load_avg_start": load_start, "load_avg_end": os.getloadavg(),
-        "judge": local.model_name, "threads": server.config.threads,
-        "concurrency": args.concurrency, "answers": n, "claims": claims,
-        "unscorable": len(report.unscorable()), "wall_s": wall,
-        "seconds_per_answer": wall / n, "seconds_per_claim": wall / max(claims, 1),
+        "commit": commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load_avg_start": load_start,
+        "load_avg_end": os.getloadavg(),
+        "judge": local.model_name,
+        "threads": server.config.threads,
+        "concurrency": args.concurrency,
+        "answers": n,
+        "claims": claims,
+        "unscorable": len(report.unscorable()),
+        "wall_s": wall,
+        "seconds_per_answer": wall / n,
+        "seconds_per_claim": wall / max(claims, 1),
         "calls_per_answer": tally.calls / n,
         "prompt_tokens_per_answer": tally.prompt_tokens / n,
         "uncached_prompt_tokens_per_answer": (tally.prompt_tokens - tally.cached_tokens) / n,
         "completion_tokens_per_answer": tally.completion_tokens / n,
-        "server_s": tally.server_s, "http_s": tally.busy_s,
-        "overhead": None, "client_overhead": None,  # meaningful only without overlap
+        "server_s": tally.server_s,
+        "http_s": tally.busy_s,
+        "overhead": None,
+        "client_overhead": None,  # meaningful only without overlap
     }
     if args.concurrency == 1 and tally.server_s:
         summary["overhead"] = (wall - tally.server_s) / tally.server_s
@@ -81,20 +92,30 @@ def main() -> int:
 
 
 def print_summary(s: dict[str, Any]) -> None:
-    print(f"{s['judge']}, {s['threads']} threads, concurrency {s['concurrency']}; load average "
-          + " / ".join(f"{x:.2f}" for x in (s["load_avg_start"][0], s["load_avg_end"][0]))
-          + " (start / end)")
+    print(
+        f"{s['judge']}, {s['threads']} threads, concurrency {s['concurrency']}; load average "
+        + " / ".join(f"{x:.2f}" for x in (s["load_avg_start"][0], s["load_avg_end"][0]))
+        + " (start / end)"
+    )
     print(f"{s['answers']} LFQA answers, {s['claims']} claims, {s['unscorable']} unscorable")
-    print(f"  {s['seconds_per_answer']:.1f} s per answer, {s['seconds_per_claim']:.2f} s per claim"
-          f", {s['calls_per_answer']:.1f} calls per answer")
-    print(f"  per answer: {s['prompt_tokens_per_answer']:.0f} prompt tokens "
-          f"({s['uncached_prompt_tokens_per_answer']:.0f} uncached), "
-          f"{s['completion_tokens_per_answer']:.0f} completion tokens")
+    print(
+        f"  {s['seconds_per_answer']:.1f} s per answer, {s['seconds_per_claim']:.2f} s per claim"
+        f", {s['calls_per_answer']:.1f} calls per answer"
+    )
+    print(
+        f"  per answer: {s['prompt_tokens_per_answer']:.0f} prompt tokens "
+        f"({s['uncached_prompt_tokens_per_answer']:.0f} uncached), "
+        f"{s['completion_tokens_per_answer']:.0f} completion tokens"
+    )
     if s["overhead"] is not None:
-        print(f"  wall {s['wall_s']:.1f} s; server processing {s['server_s']:.1f} s; "
-              f"in HTTP {s['http_s']:.1f} s")
-        print(f"  overhead over the server's time {100 * s['overhead']:.1f} % "
-              f"(of which outside HTTP calls {100 * s['client_overhead']:.1f} %)")
+        print(
+            f"  wall {s['wall_s']:.1f} s; server processing {s['server_s']:.1f} s; "
+            f"in HTTP {s['http_s']:.1f} s"
+        )
+        print(
+            f"  overhead over the server's time {100 * s['overhead']:.1f} % "
+            f"(of which outside HTTP calls {100 * s['client_overhead']:.1f} %)"
+        )
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ def run(cache: Path) -> None:
     print(f"warm start   {warm:6.3f} s  (source: {source}, stamp trusted)")
 
     os.environ["RAGRECALL_CACHE_DIR"] = str(cache)
-    from ragrecall import LocalJudge
+    from ragrecall.judges import LocalJudge
 
     judge = LocalJudge(slots=2, context_window=4096)
     started = time.perf_counter()

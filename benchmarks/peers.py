@@ -73,24 +73,35 @@ def _score(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
-async def ragrecall_scores(base_url: str, api_key: str, model: str,
-                           rows: Sequence[dict[str, Any]], concurrency: int,
-                           window_tokens: int = 4096, timeout: float = TIMEOUT
-                           ) -> tuple[Scores, list[Any]]:
+async def ragrecall_scores(
+    base_url: str,
+    api_key: str,
+    model: str,
+    rows: Sequence[dict[str, Any]],
+    concurrency: int,
+    window_tokens: int = 4096,
+    timeout: float = TIMEOUT,
+) -> tuple[Scores, list[Any]]:
     from ragrecall import ContextRecall, aevaluate
 
     judge = judge_at(base_url, api_key, model, timeout)  # what LocalJudge is, at the proxy
     # verdict="token": what "auto" picks for LocalJudge itself
-    metric = ContextRecall(judge, claims="sentences", window_tokens=window_tokens,
-                           verdict="token", timeout=timeout)
+    metric = ContextRecall(
+        judge, claims="sentences", window_tokens=window_tokens, verdict="token", timeout=timeout
+    )
     report = await aevaluate(list(rows), [metric], concurrency=concurrency, show_progress=False)
     results = report.results["context_recall"]
     return [r.score for r in results], [r.model_dump(mode="json") for r in results]
 
 
-async def ragas_scores(base_url: str, api_key: str, model: str,
-                       rows: Sequence[dict[str, Any]], concurrency: int,
-                       timeout: float = TIMEOUT) -> tuple[Scores, list[Any]]:
+async def ragas_scores(
+    base_url: str,
+    api_key: str,
+    model: str,
+    rows: Sequence[dict[str, Any]],
+    concurrency: int,
+    timeout: float = TIMEOUT,
+) -> tuple[Scores, list[Any]]:
     """RAGAS 0.4's context recall; rows have user_input, reference, retrieved_contexts (str)."""
     import openai
 
@@ -98,50 +109,72 @@ async def ragas_scores(base_url: str, api_key: str, model: str,
     from ragas.llms import llm_factory
     from ragas.metrics.collections import ContextRecall as RagasContextRecall
 
-    client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0,
-                                timeout=timeout,
-                                http_client=openai.DefaultAsyncHttpxClient(trust_env=False))
+    client = openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key,
+        max_retries=0,
+        timeout=timeout,
+        http_client=openai.DefaultAsyncHttpxClient(trust_env=False),
+    )
     metric = RagasContextRecall(llm=llm_factory(model, client=client, temperature=0.0))
     gate = asyncio.Semaphore(concurrency)
 
     async def one(row: dict[str, Any]) -> tuple[float | None, Any]:
         async with gate:
             try:
-                result = await metric.ascore(user_input=row["user_input"],
-                                             retrieved_contexts=_texts(row),
-                                             reference=row["reference"])
+                result = await metric.ascore(
+                    user_input=row["user_input"],
+                    retrieved_contexts=_texts(row),
+                    reference=row["reference"],
+                )
             except Exception as exc:
                 return None, f"{type(exc).__name__}: {exc}"[:2000]
-            return _score(result.value), {"value": _score(result.value),
-                                          "reason": getattr(result, "reason", None)}
+            return _score(result.value), {
+                "value": _score(result.value),
+                "reason": getattr(result, "reason", None),
+            }
 
     found = await asyncio.gather(*(one(r) for r in rows))
     return [s for s, _ in found], [d for _, d in found]
 
 
-async def deepeval_scores(base_url: str, api_key: str, model: str,
-                          rows: Sequence[dict[str, Any]], concurrency: int, reason: bool,
-                          timeout: float = TIMEOUT) -> tuple[Scores, list[Any]]:
+async def deepeval_scores(
+    base_url: str,
+    api_key: str,
+    model: str,
+    rows: Sequence[dict[str, Any]],
+    concurrency: int,
+    reason: bool,
+    timeout: float = TIMEOUT,
+) -> tuple[Scores, list[Any]]:
     from deepeval.metrics import ContextualRecallMetric
     from deepeval.models import LocalModel
     from deepeval.test_case import LLMTestCase
 
-    judge = LocalModel(model=model, api_key=api_key, base_url=base_url, temperature=0,
-                       timeout=timeout)
+    judge = LocalModel(
+        model=model, api_key=api_key, base_url=base_url, temperature=0, timeout=timeout
+    )
     gate = asyncio.Semaphore(concurrency)
 
     async def one(row: dict[str, Any]) -> tuple[float | None, Any]:
         metric = ContextualRecallMetric(model=judge, include_reason=reason, async_mode=True)
-        case = LLMTestCase(input=row["user_input"], actual_output=row["reference"],
-                           expected_output=row["reference"], retrieval_context=_texts(row))
+        case = LLMTestCase(
+            input=row["user_input"],
+            actual_output=row["reference"],
+            expected_output=row["reference"],
+            retrieval_context=_texts(row),
+        )
         async with gate:
             try:
                 value = await metric.a_measure(case, _show_indicator=False)
             except Exception as exc:
                 return None, f"{type(exc).__name__}: {exc}"[:2000]
         verdicts = [v.model_dump() for v in (metric.verdicts or [])]
-        return _score(value), {"value": _score(value), "verdicts": verdicts,
-                               "reason": metric.reason}
+        return _score(value), {
+            "value": _score(value),
+            "verdicts": verdicts,
+            "reason": metric.reason,
+        }
 
     found = await asyncio.gather(*(one(r) for r in rows))
     return [s for s, _ in found], [d for _, d in found]
@@ -178,24 +211,35 @@ def compare(rows: Sequence[dict[str, Any]], scores: Scores) -> dict[str, Any]:
     gold = [sum(r["gold"]) / len(r["gold"]) for r in rows]
     pairs = [(s, g) for s, g in zip(scores, gold, strict=True) if s is not None]
     pred, ref = [p for p, _ in pairs], [g for _, g in pairs]
-    return {"scored": len(pairs), "unscorable": len(rows) - len(pairs),
-            "pearson": pearson(pred, ref), "spearman": spearman(pred, ref),
-            "mae": mae(pred, ref) if pairs else None}
+    return {
+        "scored": len(pairs),
+        "unscorable": len(rows) - len(pairs),
+        "pearson": pearson(pred, ref),
+        "spearman": spearman(pred, ref),
+        "mae": mae(pred, ref) if pairs else None,
+    }
 
 
-def run_tool(tool: str, proxy: UsageProxy, api_key: str, model: str,
-             rows: Sequence[dict[str, Any]], args: argparse.Namespace
-             ) -> tuple[dict[str, Any], list[Any]]:
+def run_tool(
+    tool: str,
+    proxy: UsageProxy,
+    api_key: str,
+    model: str,
+    rows: Sequence[dict[str, Any]],
+    args: argparse.Namespace,
+) -> tuple[dict[str, Any], list[Any]]:
     base_url = proxy.base_url(tool)
     start = time.perf_counter()
     if tool == "ragrecall":
-        coro = ragrecall_scores(base_url, api_key, model, rows, args.concurrency,
-                                timeout=args.timeout)
+        coro = ragrecall_scores(
+            base_url, api_key, model, rows, args.concurrency, timeout=args.timeout
+        )
     elif tool == "ragas":
         coro = ragas_scores(base_url, api_key, model, rows, args.concurrency, args.timeout)
     else:
-        coro = deepeval_scores(base_url, api_key, model, rows, args.concurrency,
-                               args.deepeval_reason, args.timeout)
+        coro = deepeval_scores(
+            base_url, api_key, model, rows, args.concurrency, args.deepeval_reason, args.timeout
+        )
     scores, details = asyncio.run(coro)
     seconds = time.perf_counter() - start
     proxy.wait_idle(args.timeout)  # requests a tool gave up on still hold the judge
@@ -213,8 +257,16 @@ def run_tool(tool: str, proxy: UsageProxy, api_key: str, model: str,
         "abandoned_requests": tally.abandoned,
         "load_avg_after": os.getloadavg(),
     }
-    items = [{"tool": tool, "id": r["id"], "gold": sum(r["gold"]) / len(r["gold"]), "score": s,
-              "detail": d} for r, s, d in zip(rows, scores, details, strict=True)]
+    items = [
+        {
+            "tool": tool,
+            "id": r["id"],
+            "gold": sum(r["gold"]) / len(r["gold"]),
+            "score": s,
+            "detail": d,
+        }
+        for r, s, d in zip(rows, scores, details, strict=True)
+    ]
     return summary, items
 
 
@@ -224,15 +276,29 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
-    parser.add_argument("--concurrency", type=int, default=2,
-                        help="answers in flight per tool (default: the judge's 2 slots)")
-    parser.add_argument("--deepeval-reason", action="store_true",
-                        help="let DeepEval write its reason (one more call per answer)")
-    parser.add_argument("--timeout", type=float, default=TIMEOUT,
-                        help="seconds per judge request, the same for every tool")
-    parser.add_argument("--threads", type=int,
-                        help="judge CPU threads (default: all usable; 1 can be faster when "
-                             "other jobs load the CPU)")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=2,
+        help="answers in flight per tool (default: the judge's 2 slots)",
+    )
+    parser.add_argument(
+        "--deepeval-reason",
+        action="store_true",
+        help="let DeepEval write its reason (one more call per answer)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        help="seconds per judge request, the same for every tool",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="judge CPU threads (default: all usable; 1 can be faster when "
+        "other jobs load the CPU)",
+    )
     parser.add_argument("--out", type=Path, help="per-answer JSONL")
     parser.add_argument("--summary", type=Path, help="JSON summary")
     args = parser.parse_args()
@@ -249,7 +315,7 @@ def main() -> int:
     if not tools:
         return 0
     rows = lfqa_answers(root, args.limit, args.seed)
-    from ragrecall import LocalJudge
+    from ragrecall.judges import LocalJudge
 
     local = LocalJudge(threads=args.threads)
     server = local._server
@@ -257,21 +323,29 @@ def main() -> int:
     server.ensure_running()
     startup = time.perf_counter() - start
     summary: dict[str, Any] = {
-        "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M"),
-        "load_avg_start": os.getloadavg(), "judge": local.model_name,
-        "judge_startup_s": startup, "answers": len(rows),
+        "commit": commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load_avg_start": os.getloadavg(),
+        "judge": local.model_name,
+        "judge_startup_s": startup,
+        "answers": len(rows),
         "sentences": sum(len(r["gold"]) for r in rows),
-        "args": {k: str(v) for k, v in vars(args).items()}, "tools": {},
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "tools": {},
     }
-    print(f"judge {local.model_name} ready in {startup:.1f} s; {len(rows)} answers, "
-          f"{summary['sentences']} sentences; load average "
-          + " ".join(f"{x:.2f}" for x in summary["load_avg_start"]), flush=True)
+    print(
+        f"judge {local.model_name} ready in {startup:.1f} s; {len(rows)} answers, "
+        f"{summary['sentences']} sentences; load average "
+        + " ".join(f"{x:.2f}" for x in summary["load_avg_start"]),
+        flush=True,
+    )
     items: list[Any] = []
     summary["judge_threads"] = server.config.threads
     with UsageProxy(server.base_url, timeout=args.timeout + 60) as proxy:
         for tool in tools:
-            summary["tools"][tool], found = run_tool(tool, proxy, server.api_key,
-                                                     local.model_name, rows, args)
+            summary["tools"][tool], found = run_tool(
+                tool, proxy, server.api_key, local.model_name, rows, args
+            )
             items += found
             print_row(tool, summary["tools"][tool], header=tool == tools[0])
     summary["load_avg_end"] = os.getloadavg()
@@ -283,14 +357,19 @@ def main() -> int:
 
 def print_row(tool: str, s: dict[str, Any], header: bool) -> None:
     if header:
-        print(f"{'tool':10s} {'Pearson':>7s} {'Spearman':>8s} {'MAE':>6s} {'unscorable':>10s} "
-              f"{'s/answer':>8s} {'calls':>6s} {'prompt tok':>10s} {'cached':>7s} "
-              f"{'compl tok':>9s} {'HTTP err':>8s} {'truncated':>9s} {'abandoned':>9s}")
-    print(f"{tool:10s} {fmt(s['pearson']):>7s} {fmt(s['spearman']):>8s} {fmt(s['mae']):>6s} "
-          f"{s['unscorable']:>10d} {s['seconds_per_answer']:8.1f} {s['calls_per_answer']:6.1f} "
-          f"{s['prompt_tokens_per_answer']:10.0f} {s['cached_tokens_per_answer']:7.0f} "
-          f"{s['completion_tokens_per_answer']:9.0f} {s['http_errors']:>8d} "
-          f"{s['truncated_replies']:>9d} {s['abandoned_requests']:>9d}", flush=True)
+        print(
+            f"{'tool':10s} {'Pearson':>7s} {'Spearman':>8s} {'MAE':>6s} {'unscorable':>10s} "
+            f"{'s/answer':>8s} {'calls':>6s} {'prompt tok':>10s} {'cached':>7s} "
+            f"{'compl tok':>9s} {'HTTP err':>8s} {'truncated':>9s} {'abandoned':>9s}"
+        )
+    print(
+        f"{tool:10s} {fmt(s['pearson']):>7s} {fmt(s['spearman']):>8s} {fmt(s['mae']):>6s} "
+        f"{s['unscorable']:>10d} {s['seconds_per_answer']:8.1f} {s['calls_per_answer']:6.1f} "
+        f"{s['prompt_tokens_per_answer']:10.0f} {s['cached_tokens_per_answer']:7.0f} "
+        f"{s['completion_tokens_per_answer']:9.0f} {s['http_errors']:>8d} "
+        f"{s['truncated_replies']:>9d} {s['abandoned_requests']:>9d}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,9 @@ def local_run(base_url: str, count: int, concurrency: int, delay: float) -> dict
     async def run() -> int:
         judge = openai_judge(base_url)
         metric = ContextRecall(judge, claims="sentences", window_tokens=4096)
-        report = await aevaluate(rows(count), [metric], concurrency=concurrency,
-                                 show_progress=False, max_retries=0)
+        report = await aevaluate(
+            rows(count), [metric], concurrency=concurrency, show_progress=False, max_retries=0
+        )
         await judge.root_async_client.close()
         return sum(r.score is not None for r in report.results["context_recall"])
 
@@ -64,8 +65,17 @@ def local_run(base_url: str, count: int, concurrency: int, delay: float) -> dict
         start = time.perf_counter()
         scored = asyncio.run(run())
         seconds = time.perf_counter() - start
-    return summary("evaluate()", 1, concurrency, count, scored, seconds, base_url, delay,
-                   {"cpu_s": watch.cpu()})
+    return summary(
+        "evaluate()",
+        1,
+        concurrency,
+        count,
+        scored,
+        seconds,
+        base_url,
+        delay,
+        {"cpu_s": watch.cpu()},
+    )
 
 
 class Watch:
@@ -142,8 +152,9 @@ class Watch:
             name = self.names.get(pid, "?")
             end = self.marked.get(pid, self.first[pid]) if until_mark else cpu
             out[name] = out.get(name, 0.0) + end - self.first[pid]
-        return dict(sorted(((k, round(v, 2)) for k, v in out.items() if v >= 0.05),
-                           key=lambda kv: -kv[1]))
+        return dict(
+            sorted(((k, round(v, 2)) for k, v in out.items() if v >= 0.05), key=lambda kv: -kv[1])
+        )
 
     def __enter__(self) -> Watch:
         self._thread.start()
@@ -155,15 +166,23 @@ class Watch:
         self._poll()
 
 
-def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
-            delay: float, args: argparse.Namespace) -> dict[str, Any]:
+def ray_run(
+    base_url: str,
+    count: int,
+    workers: int,
+    total: int,
+    cpus: float,
+    delay: float,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
     import ray
 
     import ragrecall.ray as rr
 
     judge = functools.partial(openai_judge, base_url)
-    spec = rr.MetricSpec("context_recall", judge,
-                         {"claims": "sentences", "window_tokens": 4096, "max_retries": 0})
+    spec = rr.MetricSpec(
+        "context_recall", judge, {"claims": "sentences", "window_tokens": 4096, "max_retries": 0}
+    )
     server_stats(base_url, reset=True)
     with Watch() as watch:
         start = time.perf_counter()
@@ -173,10 +192,15 @@ def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
         data: Any = rows(count)
         if args.input == "dataset":  # read by Ray: identified on the workers, no input order
             data = ray.data.from_items(data)
-        results = rr.evaluate(data, [spec], workers=workers,
-                              concurrency_per_worker=total // workers,
-                              num_cpus=cpus / workers, batch_size=4 * total // workers,
-                              rpm=args.rpm, tpm=args.tpm, max_calls=args.max_calls, out=out)
+        engine = rr.RayEngine(
+            workers=workers,
+            concurrency=total,
+            num_cpus=cpus / workers,
+            batch_size=4 * total // workers,
+            rpm=args.rpm,
+            tpm=args.tpm,
+        )
+        results = engine.start(data, [spec], max_calls=args.max_calls, out=out).results
         scored = 0
         seen: set[tuple[str, int]] = set()
         first, first_rows = 0.0, 0
@@ -184,52 +208,90 @@ def ray_run(base_url: str, count: int, workers: int, total: int, cpus: float,
             if not first:
                 watch.mark()
                 first, first_rows = time.perf_counter(), batch.num_rows
-            for key, occurrence, status in zip(batch["key"].to_pylist(),
-                                               batch["occurrence"].to_pylist(),
-                                               batch["status"].to_pylist(), strict=True):
+            for key, occurrence, status in zip(
+                batch["key"].to_pylist(),
+                batch["occurrence"].to_pylist(),
+                batch["status"].to_pylist(),
+                strict=True,
+            ):
                 seen.add((key, occurrence))
                 scored += status == "scored"
         seconds = time.perf_counter() - start
-    extra = {"distinct_samples": len(seen), "start_s": first - start,
-             "steady_samples_per_s": (count - first_rows) / (start + seconds - first),
-             "steady_cpu_s": watch.cpu(since_mark=True), "steady_samples": count - first_rows,
-             "worker_peak_rss_mb": sorted(round(v) for v in watch.peaks.values()),
-             "cpu_s": watch.cpu(), "cpu_s_by_process": watch.by_process(),
-             "start_cpu_s_by_process": watch.by_process(until_mark=True)}
-    return summary("ragrecall.ray", workers, total, count, scored, seconds, base_url, delay,
-                   extra)
+    extra = {
+        "distinct_samples": len(seen),
+        "start_s": first - start,
+        "steady_samples_per_s": (count - first_rows) / (start + seconds - first),
+        "steady_cpu_s": watch.cpu(since_mark=True),
+        "steady_samples": count - first_rows,
+        "worker_peak_rss_mb": sorted(round(v) for v in watch.peaks.values()),
+        "cpu_s": watch.cpu(),
+        "cpu_s_by_process": watch.by_process(),
+        "start_cpu_s_by_process": watch.by_process(until_mark=True),
+    }
+    return summary("ragrecall.ray", workers, total, count, scored, seconds, base_url, delay, extra)
 
 
-def summary(tool: str, workers: int, concurrency: int, count: int, scored: int, seconds: float,
-            base_url: str, delay: float, extra: dict[str, Any]) -> dict[str, Any]:
+def summary(
+    tool: str,
+    workers: int,
+    concurrency: int,
+    count: int,
+    scored: int,
+    seconds: float,
+    base_url: str,
+    delay: float,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
     stats = server_stats(base_url)
     ideal = stats["requests"] * delay / concurrency
-    return {"tool": tool, "workers": workers, "concurrency": concurrency, "samples": count,
-            "scored": scored, "requests": stats["requests"],
-            "max_in_flight": stats["max_in_flight"], "seconds": seconds,
-            "samples_per_s": count / seconds, "ideal_s": ideal, "efficiency": ideal / seconds,
-            "overhead_ms_per_sample": (seconds - ideal) / count * 1e3,
-            "driver_peak_rss_mb": round(peak_rss_mb()), **extra}
+    return {
+        "tool": tool,
+        "workers": workers,
+        "concurrency": concurrency,
+        "samples": count,
+        "scored": scored,
+        "requests": stats["requests"],
+        "max_in_flight": stats["max_in_flight"],
+        "seconds": seconds,
+        "samples_per_s": count / seconds,
+        "ideal_s": ideal,
+        "efficiency": ideal / seconds,
+        "overhead_ms_per_sample": (seconds - ideal) / count * 1e3,
+        "driver_peak_rss_mb": round(peak_rss_mb()),
+        **extra,
+    }
 
 
 def show(r: dict[str, Any]) -> None:
-    print(f"{r['tool']:14} workers {r['workers']}  concurrency {r['concurrency']:3}  "
-          f"{r['samples_per_s']:7.1f} samples/s  efficiency {r['efficiency']:6.1%}  "
-          f"overhead {r['overhead_ms_per_sample']:6.2f} ms/sample  scored {r['scored']}/"
-          f"{r['samples']}  driver peak {r['driver_peak_rss_mb']} MB"
-          + (f"  worker peaks {r['worker_peak_rss_mb']} MB" if "worker_peak_rss_mb" in r else ""),
-          flush=True)
+    print(
+        f"{r['tool']:14} workers {r['workers']}  concurrency {r['concurrency']:3}  "
+        f"{r['samples_per_s']:7.1f} samples/s  efficiency {r['efficiency']:6.1%}  "
+        f"overhead {r['overhead_ms_per_sample']:6.2f} ms/sample  scored {r['scored']}/"
+        f"{r['samples']}  driver peak {r['driver_peak_rss_mb']} MB"
+        + (f"  worker peaks {r['worker_peak_rss_mb']} MB" if "worker_peak_rss_mb" in r else ""),
+        flush=True,
+    )
     cpu = r["cpu_s"]
-    print("    CPU ms/sample: " + "  ".join(
-        f"{group} {seconds / r['samples'] * 1e3:.2f}" for group, seconds in sorted(cpu.items()))
+    print(
+        "    CPU ms/sample: "
+        + "  ".join(
+            f"{group} {seconds / r['samples'] * 1e3:.2f}" for group, seconds in sorted(cpu.items())
+        )
         + f"  total {sum(cpu.values()) / r['samples'] * 1e3:.2f}"
-        f"  (cores busy {sum(cpu.values()) / r['seconds']:.2f})", flush=True)
+        f"  (cores busy {sum(cpu.values()) / r['seconds']:.2f})",
+        flush=True,
+    )
     if "steady_cpu_s" in r:
         cpu, n = r["steady_cpu_s"], r["steady_samples"]
-        print(f"    after the first result ({r['start_s']:.1f} s): "
-              f"{r['steady_samples_per_s']:.1f} samples/s, CPU ms/sample: " + "  ".join(
-                  f"{group} {seconds / n * 1e3:.2f}" for group, seconds in sorted(cpu.items()))
-              + f"  total {sum(cpu.values()) / n * 1e3:.2f}", flush=True)
+        print(
+            f"    after the first result ({r['start_s']:.1f} s): "
+            f"{r['steady_samples_per_s']:.1f} samples/s, CPU ms/sample: "
+            + "  ".join(
+                f"{group} {seconds / n * 1e3:.2f}" for group, seconds in sorted(cpu.items())
+            )
+            + f"  total {sum(cpu.values()) / n * 1e3:.2f}",
+            flush=True,
+        )
 
 
 def main() -> int:
@@ -250,9 +312,13 @@ def main() -> int:
 
     here = str(Path(__file__).resolve().parent)
     src = str(Path(__file__).resolve().parents[1] / "src")
-    ray.init(num_cpus=int(args.cpus), object_store_memory=300 * 2**20, include_dashboard=False,
-             log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([src, here])}})
+    ray.init(
+        num_cpus=int(args.cpus),
+        object_store_memory=300 * 2**20,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([src, here])}},
+    )
     ray.data.DataContext.get_current().enable_progress_bars = False
     out: list[dict[str, Any]] = []
     with delayed_server(args.delay) as base_url:
@@ -261,18 +327,20 @@ def main() -> int:
             show(out[-1])
         total = max(args.concurrency)
         for workers in args.workers:
-            out.append(ray_run(base_url, args.samples, workers, total, args.cpus, args.delay,
-                               args))
+            out.append(ray_run(base_url, args.samples, workers, total, args.cpus, args.delay, args))
             show(out[-1])
     one = next(r for r in out if r["tool"] == "evaluate()" and r["concurrency"] == total)
     for r in out:
         if r["tool"] == "ragrecall.ray":
-            print(f"ray {r['workers']} workers / one process at {total}: "
-                  f"{r['samples_per_s'] / one['samples_per_s']:.2f}x")
+            print(
+                f"ray {r['workers']} workers / one process at {total}: "
+                f"{r['samples_per_s'] / one['samples_per_s']:.2f}x"
+            )
     if args.summary:
-        write_json(args.summary, {"commit": commit(),
-                                  "args": vars(args) | {"summary": None, "out": None},
-                                  "runs": out})
+        write_json(
+            args.summary,
+            {"commit": commit(), "args": vars(args) | {"summary": None, "out": None}, "runs": out},
+        )
     ray.shutdown()
     return 0
 

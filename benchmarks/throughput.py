@@ -79,18 +79,27 @@ def reply_for(request: dict[str, Any]) -> str:
         return json.dumps(_dummy(schema, schema.get("$defs", {})))
     text = json.dumps(request.get("messages", []))
     if "classifications" in text:  # RAGAS' context recall prompt, without response_format
-        return json.dumps({"classifications": [
-            {"statement": "The claim.", "reason": "stated", "attributed": 1}]})
+        return json.dumps(
+            {"classifications": [{"statement": "The claim.", "reason": "stated", "attributed": 1}]}
+        )
     return json.dumps({"supported": True, "passage": 1})
 
 
 def completion(request: dict[str, Any], number: int) -> bytes:
     content = reply_for(request)
     body = {
-        "id": f"chatcmpl-{number}", "object": "chat.completion", "created": int(time.time()),
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": request.get("model", "fake"),
-        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                     "message": {"role": "assistant", "content": content}}],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "logprobs": None,
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
         "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
     }
     return json.dumps(body).encode()
@@ -128,8 +137,10 @@ async def serve(delay: float, idle_exit: float, lifetime: float) -> None:
                     finally:
                         stats["in_flight"] -= 1
                     data = completion(json.loads(body or b"{}"), stats["requests"])
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: " + str(len(data)).encode() + b"\r\n\r\n" + data)
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: " + str(len(data)).encode() + b"\r\n\r\n" + data
+                )
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             pass
@@ -151,7 +162,9 @@ def delayed_server(delay: float) -> Iterator[str]:
     """Start the delayed server in a child process; yield its base URL."""
     proc = subprocess.Popen(
         [sys.executable, __file__, "--serve", "--delay", str(delay)],
-        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
     try:
         assert proc.stdout is not None
@@ -179,8 +192,12 @@ def rows(count: int) -> list[dict[str, Any]]:
         {
             "user_input": f"What is fact {i}?",
             "reference_claims": [f"Fact {i} is that the sky is blue."],
-            "retrieved_contexts": [{"id": f"c{i}", "text": f"Fact {i} is that the sky is blue. "
-                                    "Other sentences follow here."}],
+            "retrieved_contexts": [
+                {
+                    "id": f"c{i}",
+                    "text": f"Fact {i} is that the sky is blue. Other sentences follow here.",
+                }
+            ],
         }
         for i in range(count)
     ]
@@ -205,19 +222,26 @@ def fake_judge() -> Any:
         def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
             return self.model_copy(update={"tool": convert_to_openai_tool(tools[0])["function"]})
 
-        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
-                      **kwargs: Any) -> ChatResult:
+        def _generate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> ChatResult:
             params = self.tool["parameters"]
             message = AIMessage(
                 content="",
-                tool_calls=[{"name": self.tool["name"], "id": "call_1",
-                             "args": _dummy(params, params.get("$defs", {}))}],
+                tool_calls=[
+                    {
+                        "name": self.tool["name"],
+                        "id": "call_1",
+                        "args": _dummy(params, params.get("$defs", {})),
+                    }
+                ],
                 usage_metadata={"input_tokens": 100, "output_tokens": 10, "total_tokens": 110},
             )
             return ChatResult(generations=[ChatGeneration(message=message)])
 
-        async def _agenerate(self, messages: Any, stop: Any = None, run_manager: Any = None,
-                             **kwargs: Any) -> ChatResult:
+        async def _agenerate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> ChatResult:
             return self._generate(messages, stop, run_manager, **kwargs)  # no executor hop
 
     return FakeJudge()
@@ -229,11 +253,19 @@ def openai_judge(base_url: str, http: str = "httpx") -> Any:
     import openai
     from langchain_openai import ChatOpenAI
 
-    async_client = (openai.DefaultAioHttpClient() if http == "aiohttp"
-                    else openai.DefaultAsyncHttpxClient(trust_env=False))
+    async_client = (
+        openai.DefaultAioHttpClient()
+        if http == "aiohttp"
+        else openai.DefaultAsyncHttpxClient(trust_env=False)
+    )
     return ChatOpenAI(
-        base_url=base_url, api_key="none", model="fake", temperature=0, max_retries=0,
-        timeout=120, http_client=openai.DefaultHttpxClient(trust_env=False),
+        base_url=base_url,
+        api_key="none",
+        model="fake",
+        temperature=0,
+        max_retries=0,
+        timeout=120,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
         http_async_client=async_client,
     )
 
@@ -241,8 +273,9 @@ def openai_judge(base_url: str, http: str = "httpx") -> Any:
 def overhead(count: int) -> dict[str, Any]:
     from ragrecall import ContextRecall, evaluate
 
-    metric = ContextRecall(fake_judge(), claims="sentences", strategy="per_claim",
-                           window_tokens=4096)
+    metric = ContextRecall(
+        fake_judge(), claims="sentences", strategy="per_claim", window_tokens=4096
+    )
     evaluate(rows(20), [metric], show_progress=False)  # warm up imports and caches
     data = rows(count)
     cpu = time.process_time()
@@ -251,21 +284,26 @@ def overhead(count: int) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu
     scored = sum(r.score is not None for r in report.results["context_recall"])
-    return {"samples": count, "scored": scored, "calls": report.usage.calls,
-            "seconds": seconds, "samples_per_s": count / seconds,
-            "us_per_sample": seconds / count * 1e6,
-            "us_per_call": seconds / max(report.usage.calls, 1) * 1e6,
-            "cpu_us_per_sample": cpu / count * 1e6}
+    return {
+        "samples": count,
+        "scored": scored,
+        "calls": report.usage.calls,
+        "seconds": seconds,
+        "samples_per_s": count / seconds,
+        "us_per_sample": seconds / count * 1e6,
+        "us_per_call": seconds / max(report.usage.calls, 1) * 1e6,
+        "cpu_us_per_sample": cpu / count * 1e6,
+    }
 
 
-async def _ragrecall_run(base_url: str, count: int, concurrency: int, http: str = "httpx"
-                         ) -> int:
+async def _ragrecall_run(base_url: str, count: int, concurrency: int, http: str = "httpx") -> int:
     from ragrecall import ContextRecall, aevaluate
 
     judge = openai_judge(base_url, http)
     metric = ContextRecall(judge, claims="sentences", window_tokens=4096)
-    report = await aevaluate(rows(count), [metric], concurrency=concurrency,
-                             show_progress=False, max_retries=0)
+    report = await aevaluate(
+        rows(count), [metric], concurrency=concurrency, show_progress=False, max_retries=0
+    )
     await judge.root_async_client.close()
     return sum(r.score is not None for r in report.results["context_recall"])
 
@@ -275,7 +313,8 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
     import httpx
     from langchain_core.messages import HumanMessage
 
-    from ragrecall import ContextRecall, attribution_chain
+    from ragrecall import ContextRecall
+    from ragrecall.judges import attribution_chain
     from ragrecall.prompts import Support, response_format
 
     judge = openai_judge(base_url)
@@ -286,10 +325,15 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
     metric = ContextRecall(judge, claims="sentences", window_tokens=4096)
     structured_out = judge.with_structured_output(Support, include_raw=True)
     # Cheaper alternatives for the same reply (candidates for a core fix):
-    dict_out = judge.with_structured_output(Support.model_json_schema(), include_raw=True,
-                                            method="json_schema")
-    bound = judge.bind(response_format={"type": "json_schema", "json_schema": {
-        "name": "Support", "schema": Support.model_json_schema()}})
+    dict_out = judge.with_structured_output(
+        Support.model_json_schema(), include_raw=True, method="json_schema"
+    )
+    bound = judge.bind(
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "Support", "schema": Support.model_json_schema()},
+        }
+    )
 
     extra = judge.bind(extra_body={"response_format": response_format(Support)})
 
@@ -304,14 +348,16 @@ async def breakdown(base_url: str, count: int) -> dict[str, float]:
             "httpx post": lambda: raw.post(base_url + "/chat/completions", json=body),
             "openai create": lambda: judge.root_async_client.chat.completions.create(**body),
             "openai parse(json_schema)": lambda: judge.root_async_client.chat.completions.parse(
-                **body, response_format=Support),
+                **body, response_format=Support
+            ),
             "ChatOpenAI.ainvoke": lambda: judge.ainvoke(messages),
             "+ with_structured_output": lambda: structured_out.ainvoke(messages),
             "  (alt: with_structured_output(dict))": lambda: dict_out.ainvoke(messages),
             "  (alt: bind(response_format) + validate)": bound_call,
             "  (alt: bind(extra_body) + validate)": extra_call,
             "+ prompt, salvage (attribution_chain)": lambda: chain.ainvoke(
-                {"passages": '<passage id="1">\nx\n</passage>', "claim": "x"}),
+                {"passages": '<passage id="1">\nx\n</passage>', "claim": "x"}
+            ),
             "+ retries, timeout, result (ascore)": lambda: metric.ascore(sample),
         }
         out = {}
@@ -342,8 +388,9 @@ async def _bare_run(base_url: str, count: int, concurrency: int) -> int:
     for row in rows(count):
         chunks = [Chunk(**c) for c in row["retrieved_contexts"]]
         passages = render_passages([Passage(n, c, c.text) for n, c in enumerate(chunks, 1)])
-        requests.append(PER_CLAIM_PROMPT.format_messages(
-            passages=passages, claim=row["reference_claims"][0]))
+        requests.append(
+            PER_CLAIM_PROMPT.format_messages(passages=passages, claim=row["reference_claims"][0])
+        )
     gate = asyncio.Semaphore(concurrency)
 
     async def one(messages: Any) -> bool:
@@ -366,9 +413,14 @@ async def _ragas_run(base_url: str, count: int, concurrency: int) -> int:
 
 
 def rows_for_ragas(count: int) -> list[dict[str, Any]]:
-    return [{"user_input": r["user_input"], "reference": r["reference_claims"][0],
-             "retrieved_contexts": [c["text"] for c in r["retrieved_contexts"]]}
-            for r in rows(count)]
+    return [
+        {
+            "user_input": r["user_input"],
+            "reference": r["reference_claims"][0],
+            "retrieved_contexts": [c["text"] for c in r["retrieved_contexts"]],
+        }
+        for r in rows(count)
+    ]
 
 
 def ragas_available() -> bool:
@@ -384,11 +436,19 @@ def runner(tool: str, http: str) -> Any:
     """The run of ``tool``; ``http`` picks ragrecall's client transport."""
     return partial(_ragrecall_run, http=http) if tool == "ragrecall" else RUNS[tool]
 
+
 # ---------------------------------------------------------------------------------------------
 
 
-def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, delay: float,
-                    profile: bool, http: str = "httpx") -> dict[str, Any]:
+def concurrency_run(
+    tool: str,
+    base_url: str,
+    count: int,
+    concurrency: int,
+    delay: float,
+    profile: bool,
+    http: str = "httpx",
+) -> dict[str, Any]:
     run = runner(tool, http)
     server_stats(base_url, reset=True)
     profiler = cProfile.Profile() if profile else None
@@ -405,13 +465,22 @@ def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, dela
     ideal = stats["requests"] * delay / concurrency
     if tool == "ragrecall" and http != "httpx":
         tool += f" ({http})"
-    out = {"tool": tool, "concurrency": concurrency, "samples": count, "scored": scored,
-           "requests": stats["requests"], "max_in_flight": stats["max_in_flight"],
-           "connections": stats["connections"], "seconds": seconds, "ideal_s": ideal,
-           "efficiency": ideal / seconds, "client_cpu_s": cpu,
-           "client_cpu_ms_per_call": cpu / max(stats["requests"], 1) * 1e3,
-           # the best a client that needs that much CPU per call can do on one core
-           "cpu_bound_efficiency": min(1.0, ideal / cpu) if cpu else None}
+    out = {
+        "tool": tool,
+        "concurrency": concurrency,
+        "samples": count,
+        "scored": scored,
+        "requests": stats["requests"],
+        "max_in_flight": stats["max_in_flight"],
+        "connections": stats["connections"],
+        "seconds": seconds,
+        "ideal_s": ideal,
+        "efficiency": ideal / seconds,
+        "client_cpu_s": cpu,
+        "client_cpu_ms_per_call": cpu / max(stats["requests"], 1) * 1e3,
+        # the best a client that needs that much CPU per call can do on one core
+        "cpu_bound_efficiency": min(1.0, ideal / cpu) if cpu else None,
+    }
     if profiler:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
@@ -423,28 +492,39 @@ def concurrency_run(tool: str, base_url: str, count: int, concurrency: int, dela
 
 
 def print_run(r: dict[str, Any]) -> None:
-    print(f"{r['tool']:10s} {r['concurrency']:4d} {r['samples']:7d} {r['scored']:6d} "
-          f"{r['max_in_flight']:13d} {r['seconds']:7.2f} {r['ideal_s']:7.2f} "
-          f"{r['efficiency']:10.1%} {r['client_cpu_ms_per_call']:18.2f} "
-          f"{r['cpu_bound_efficiency']:17.1%}", flush=True)
+    print(
+        f"{r['tool']:10s} {r['concurrency']:4d} {r['samples']:7d} {r['scored']:6d} "
+        f"{r['max_in_flight']:13d} {r['seconds']:7.2f} {r['ideal_s']:7.2f} "
+        f"{r['efficiency']:10.1%} {r['client_cpu_ms_per_call']:18.2f} "
+        f"{r['cpu_bound_efficiency']:17.1%}",
+        flush=True,
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fake-samples", type=int, default=2000)
-    parser.add_argument("--samples", type=int, default=1000,
-                        help="samples per concurrency run (0: skip those runs)")
-    parser.add_argument("--serial-samples", type=int, default=50,
-                        help="samples at concurrency 1")
+    parser.add_argument(
+        "--samples", type=int, default=1000, help="samples per concurrency run (0: skip those runs)"
+    )
+    parser.add_argument("--serial-samples", type=int, default=50, help="samples at concurrency 1")
     parser.add_argument("--delay", type=float, default=0.2, help="server delay, seconds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
-    parser.add_argument("--tools", nargs="+", default=["ragrecall"],
-                        choices=list(RUNS))
-    parser.add_argument("--http", default="httpx", choices=["httpx", "aiohttp"],
-                        help="ragrecall's judge client transport (aiohttp: openai[aiohttp])")
+    parser.add_argument("--tools", nargs="+", default=["ragrecall"], choices=list(RUNS))
+    parser.add_argument(
+        "--http",
+        default="httpx",
+        choices=["httpx", "aiohttp"],
+        help="ragrecall's judge client transport (aiohttp: openai[aiohttp])",
+    )
     parser.add_argument("--profile", type=int, metavar="C", help="cProfile ragrecall at C")
-    parser.add_argument("--breakdown", type=int, default=200, metavar="N",
-                        help="client CPU per call, layer by layer, over N calls (0: skip)")
+    parser.add_argument(
+        "--breakdown",
+        type=int,
+        default=200,
+        metavar="N",
+        help="client CPU per call, layer by layer, over N calls (0: skip)",
+    )
     parser.add_argument("--summary", type=Path, help="JSON summary")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -452,17 +532,22 @@ def main() -> int:
         asyncio.run(serve(args.delay, idle_exit=120, lifetime=3600))
         return 0
     load = os.getloadavg()
-    summary: dict[str, Any] = {"commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M"),
-                               "load_avg_start": load, "args": {k: str(v) for k, v in
-                                                                vars(args).items()}}
+    summary: dict[str, Any] = {
+        "commit": commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load_avg_start": load,
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} CPUs")
     if args.fake_samples:
         summary["overhead"] = o = overhead(args.fake_samples)
-        print(f"overhead (fake judge, ragrecall.evaluate): {o['samples']} samples in "
-              f"{o['seconds']:.2f} s = {o['samples_per_s']:.0f} samples/s, "
-              f"{o['us_per_sample']:.0f} us/sample ({o['cpu_us_per_sample']:.0f} us CPU), "
-              f"{o['us_per_call']:.0f} us/call "
-              f"= {o['us_per_call'] / (args.delay * 1e6):.2%} of a {args.delay * 1e3:.0f} ms call")
+        print(
+            f"overhead (fake judge, ragrecall.evaluate): {o['samples']} samples in "
+            f"{o['seconds']:.2f} s = {o['samples_per_s']:.0f} samples/s, "
+            f"{o['us_per_sample']:.0f} us/sample ({o['cpu_us_per_sample']:.0f} us CPU), "
+            f"{o['us_per_call']:.0f} us/call "
+            f"= {o['us_per_call'] / (args.delay * 1e6):.2%} of a {args.delay * 1e3:.0f} ms call"
+        )
     tools = [t for t in args.tools if t != "ragas" or ragas_available()]
     if "ragas" in args.tools and "ragas" not in tools:
         print("ragas: skipped (not installed; run with .venv-peers/bin/python)")
@@ -478,25 +563,34 @@ def main() -> int:
     server = delayed_server(args.delay) if tools else contextlib.nullcontext("")
     with server as base_url:
         if tools:
-            print(f"{'tool':10s} {'conc':>4s} {'samples':>7s} {'scored':>6s} "
-                  f"{'max in flight':>13s} "
-                  f"{'wall s':>7s} {'ideal s':>7s} {'efficiency':>10s} "
-                  f"{'client CPU ms/call':>18s} {'CPU-bound ceiling':>17s}")
+            print(
+                f"{'tool':10s} {'conc':>4s} {'samples':>7s} {'scored':>6s} "
+                f"{'max in flight':>13s} "
+                f"{'wall s':>7s} {'ideal s':>7s} {'efficiency':>10s} "
+                f"{'client CPU ms/call':>18s} {'CPU-bound ceiling':>17s}"
+            )
         for tool in tools:
             # warm up the same path: imports, schemas, first connections
             asyncio.run(runner(tool, args.http)(base_url, 10, 2))
             for conc in args.concurrency:
                 count = args.serial_samples if conc == 1 else args.samples
-                runs.append(concurrency_run(tool, base_url, count, conc, args.delay, False,
-                                            args.http))
+                runs.append(
+                    concurrency_run(tool, base_url, count, conc, args.delay, False, args.http)
+                )
                 print_run(runs[-1])
         if args.profile:  # a separate run: the profiler doubles the client's CPU time
-            runs.append(concurrency_run("ragrecall", base_url, args.samples, args.profile,
-                                        args.delay, True, args.http))
+            runs.append(
+                concurrency_run(
+                    "ragrecall", base_url, args.samples, args.profile, args.delay, True, args.http
+                )
+            )
             print("profiled:")
             print_run(runs[-1])
-    summary["concurrency"] = [{k: v for k, v in r.items() if not k.startswith("profile")}
-                              for r in runs if "profile_tottime" not in r]
+    summary["concurrency"] = [
+        {k: v for k, v in r.items() if not k.startswith("profile")}
+        for r in runs
+        if "profile_tottime" not in r
+    ]
     summary["load_avg_end"] = os.getloadavg()
     for r in runs:
         if "profile_tottime" in r:

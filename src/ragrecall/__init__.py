@@ -2,22 +2,24 @@
 
 Split a reference answer into claims, ask a judge which retrieved chunk supports each claim
 (with a verified quote), and score supported / total.
+
+The top level holds the metrics, ``evaluate`` and its twins, the sample and result types,
+``calibrate``, ``load_samples``, ``load_traces`` and the errors. The building blocks live in
+public submodules: ``ragrecall.engines`` (where a dataset runs), ``ragrecall.judges``,
+``ragrecall.sinks``, ``ragrecall.calibration``, ``ragrecall.text``, ``ragrecall.prompts``,
+``ragrecall.stats``, ``ragrecall.adapters``, ``ragrecall.testing`` and ``ragrecall.ray``.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+import typing as _typing
+import warnings as _warnings
+from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 
 # Each public name and the module it lives in, imported on first use: `import ragrecall` (and
 # the pytest plugin, a submodule) costs almost nothing until a name is asked for.
 _EXPORTS: dict[str, str] = {
-    "evaluate_batch": "._batch.evaluate",
-    "Agreement": "._calibration",
-    "CalibrationProfile": "._calibration",
-    "Label": "._calibration",
-    "calibrate": "._calibration",
-    "read_labels": "._calibration",
+    "calibrate": "._calibration.fit",
     "load_samples": "._data",
     "CalibrationError": "._errors",
     "JudgeError": "._errors",
@@ -31,26 +33,11 @@ _EXPORTS: dict[str, str] = {
     "aevaluate": "._evaluate",
     "astream": "._evaluate",
     "evaluate": "._evaluate",
-    "Policy": "._judge.drive",
-    "resolve_judge": "._judge.resolve",
-    "structured": "._judge.structured",
-    "DEFAULT_MODEL": "._local",
-    "LocalJudge": "._local",
-    "ModelInfo": "._local",
-    "resolve_model": "._local",
-    "LoggerStats": "._logger",
     "RecallLogger": "._logger",
-    "Decision": "._metrics.attribution",
-    "attribution_chain": "._metrics.attribution",
     "Metric": "._metrics.base",
     "ChunkRecall": "._metrics.chunk_recall",
     "ClaimCache": "._metrics.claims",
-    "decomposition_chain": "._metrics.claims",
     "ContextRecall": "._metrics.context_recall",
-    "default_claim_cache": "._metrics.context_recall",
-    "split_sentences": "._metrics.evidence",
-    "word_overlap": "._metrics.evidence",
-    "instructs_judge": "._metrics.injection",
     "ContextPrecision": "._metrics.precision",
     "QuestionRecall": "._metrics.question_recall",
     "RecallPrecision": "._metrics.recall_precision",
@@ -72,35 +59,68 @@ _EXPORTS: dict[str, str] = {
     "RecallResult": "._schemas",
     "Sample": "._schemas",
     "Usage": "._schemas",
-    "claim_set_hash": "._schemas",
-    "CallableSink": "._sinks",
-    "JsonlSink": "._sinks",
-    "LangSmithSink": "._sinks",
-    "RecallRecord": "._sinks",
-    "SQLiteSink": "._sinks",
-    "Sink": "._sinks",
     "NotAssessed": "._traces",
     "TracedSamples": "._traces",
     "load_traces": "._traces",
 }
 
+# Names that moved to a public submodule: they still work here, with a DeprecationWarning,
+# until ragrecall 0.3.
+_MOVED: dict[str, str] = {
+    "Agreement": "ragrecall.calibration",
+    "CalibrationProfile": "ragrecall.calibration",
+    "Decision": "ragrecall.calibration",
+    "Label": "ragrecall.calibration",
+    "read_labels": "ragrecall.calibration",
+    "evaluate_batch": "ragrecall._deprecated",
+    "DEFAULT_MODEL": "ragrecall.judges",
+    "LocalJudge": "ragrecall.judges",
+    "ModelInfo": "ragrecall.judges",
+    "Policy": "ragrecall.judges",
+    "attribution_chain": "ragrecall.judges",
+    "decomposition_chain": "ragrecall.judges",
+    "resolve_judge": "ragrecall.judges",
+    "resolve_model": "ragrecall.judges",
+    "structured": "ragrecall.judges",
+    "CallableSink": "ragrecall.sinks",
+    "JsonlSink": "ragrecall.sinks",
+    "LangSmithSink": "ragrecall.sinks",
+    "LoggerStats": "ragrecall.sinks",
+    "RecallRecord": "ragrecall.sinks",
+    "SQLiteSink": "ragrecall.sinks",
+    "Sink": "ragrecall.sinks",
+    "claim_set_hash": "ragrecall.text",
+    "default_claim_cache": "ragrecall.text",
+    "instructs_judge": "ragrecall.text",
+    "split_sentences": "ragrecall.text",
+    "word_overlap": "ragrecall.text",
+}
+
 
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
-    if module is None:
+    if module is not None:
+        value = getattr(_import_module(module, __name__), name)
+        globals()[name] = value
+        return value
+    moved = _MOVED.get(name)
+    if moved is None:
         raise AttributeError(f"module 'ragrecall' has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+    public = "ragrecall.engines.BatchEngine" if name == "evaluate_batch" else f"{moved}.{name}"
+    _warnings.warn(
+        f"ragrecall.{name} is deprecated and will be removed in ragrecall 0.3; use {public}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(_import_module(moved), name)
 
 
 def __dir__() -> list[str]:
     return list(__all__)
 
 
-if TYPE_CHECKING:
-    from ._batch.evaluate import evaluate_batch
-    from ._calibration import Agreement, CalibrationProfile, Label, calibrate, read_labels
+if _typing.TYPE_CHECKING:
+    from ._calibration.fit import calibrate
     from ._data import load_samples
     from ._errors import (
         CalibrationError,
@@ -112,18 +132,11 @@ if TYPE_CHECKING:
         SampleError,
     )
     from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
-    from ._judge.drive import Policy
-    from ._judge.resolve import resolve_judge
-    from ._judge.structured import structured
-    from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
-    from ._logger import LoggerStats, RecallLogger
-    from ._metrics.attribution import Decision, attribution_chain
+    from ._logger import RecallLogger
     from ._metrics.base import Metric
     from ._metrics.chunk_recall import ChunkRecall
-    from ._metrics.claims import ClaimCache, decomposition_chain
-    from ._metrics.context_recall import ContextRecall, default_claim_cache
-    from ._metrics.evidence import split_sentences, word_overlap
-    from ._metrics.injection import instructs_judge
+    from ._metrics.claims import ClaimCache
+    from ._metrics.context_recall import ContextRecall
     from ._metrics.precision import ContextPrecision
     from ._metrics.question_recall import QuestionRecall
     from ._metrics.recall_precision import RecallPrecision
@@ -140,25 +153,11 @@ if TYPE_CHECKING:
         RetrievalResult,
         SubQuestionVerdict,
     )
-    from ._schemas import (
-        Chunk,
-        ClaimSet,
-        ClaimVerdict,
-        JudgeInfo,
-        RecallResult,
-        Sample,
-        Usage,
-        claim_set_hash,
-    )
-    from ._sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, Sink, SQLiteSink
+    from ._schemas import Chunk, ClaimSet, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
     from ._traces import NotAssessed, TracedSamples, load_traces
 
 __all__ = [
-    "DEFAULT_MODEL",
-    "Agreement",
     "CalibrationError",
-    "CalibrationProfile",
-    "CallableSink",
     "Chunk",
     "ChunkRecall",
     "ChunkRecallResult",
@@ -169,22 +168,14 @@ __all__ = [
     "ClaimVerdict",
     "ContextPrecision",
     "ContextRecall",
-    "Decision",
     "EvaluationReport",
-    "JsonlSink",
     "JudgeError",
     "JudgeInfo",
     "JudgeModelError",
     "JudgeRateLimitError",
-    "Label",
-    "LangSmithSink",
-    "LocalJudge",
-    "LoggerStats",
     "Metric",
-    "ModelInfo",
     "ModelIntegrityError",
     "NotAssessed",
-    "Policy",
     "PrecisionResult",
     "QuestionRecall",
     "QuestionRecallResult",
@@ -192,37 +183,22 @@ __all__ = [
     "RecallLogger",
     "RecallPrecision",
     "RecallPrecisionResult",
-    "RecallRecord",
     "RecallResult",
     "RelevantItem",
     "ResponseRecall",
     "RetrievalRecall",
     "RetrievalResult",
-    "SQLiteSink",
     "Sample",
     "SampleError",
     "ScoredSample",
-    "Sink",
     "SubQuestionVerdict",
     "TracedSamples",
     "Usage",
     "__version__",
     "aevaluate",
     "astream",
-    "attribution_chain",
     "calibrate",
-    "claim_set_hash",
-    "decomposition_chain",
-    "default_claim_cache",
     "evaluate",
-    "evaluate_batch",
-    "instructs_judge",
     "load_samples",
     "load_traces",
-    "read_labels",
-    "resolve_judge",
-    "resolve_model",
-    "split_sentences",
-    "structured",
-    "word_overlap",
 ]

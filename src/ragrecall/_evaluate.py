@@ -1,37 +1,37 @@
-"""Score a dataset with one or more metrics, concurrently, and report the results."""
+"""Score a dataset with one or more metrics on any engine, and report the results.
+
+``evaluate`` (blocking), ``aevaluate`` (async) and ``astream`` (each sample as it finishes)
+are the one way to run a dataset: they read it, hand it to an engine (``LocalEngine`` by
+default; ``BatchEngine``, ``ragrecall.ray.RayEngine``) with the budget and the results store
+``out``, and collect what it returns (as httpx's top-level functions open a client and
+delegate to its transport).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
-import threading
+import dataclasses
 import time
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Coroutine,
-    Iterator,
-    Mapping,
-    Sequence,
-)
-from dataclasses import dataclass, replace
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ._data import iter_samples, load_samples
-from ._metrics.base import Metric
+from ._budget import Budget
+from ._data import load_samples
+from ._engines.base import Engine, Outcome, RunSettings, identities
+from ._engines.local import LocalEngine
+from ._engines.stream import ScoredSample, scored
 from ._metrics.context_recall import ContextRecall
-from ._metrics.repeats import combine_runs
-from ._progress import progress
+from ._metrics.registry import result_type
+from ._metrics.spec import MetricLike, build_metrics
+from ._results_file import Record
 from ._schemas import RecallResult, Sample, Usage
 
-__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "blocking", "evaluate"]
+__all__ = ["EvaluationReport", "ScoredSample", "aevaluate", "astream", "evaluate"]
 
-T = TypeVar("T")
-P = ParamSpec("P")
+NOT_SCORED = "not scored: the budget was spent before it"
 
 
 class EvaluationReport(BaseModel):
@@ -39,8 +39,12 @@ class EvaluationReport(BaseModel):
 
     samples: list[Sample]
     results: dict[str, list[RecallResult]] = Field(description="Metric name -> one per sample.")
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = Field(default_factory=Usage, description="What this run's judge spent.")
     elapsed_s: float = 0.0
+    resumed: int = Field(0, description="Samples read back from ``out``, not scored again.")
+    budget_spent: bool = Field(
+        False, description="The budget stopped the run: samples not scored are unscorable."
+    )
 
     @property
     def scores(self) -> dict[str, float | None]:
@@ -87,78 +91,78 @@ class EvaluationReport(BaseModel):
 
 async def aevaluate(
     dataset: Any,
-    metrics: Sequence[Metric[RecallResult]] | None = None,
+    metrics: Sequence[MetricLike] | None = None,
     *,
+    out: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    engine: Engine | None = None,
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
     max_retries: int | None = None,
     timeout: float | None = None,
     repeats: int = 1,
     show_progress: bool | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> EvaluationReport:
+    """The async twin of ``evaluate`` (the engine's ``ascore``)."""
+    run = _Run(dataset, metrics, out, max_calls, max_tokens, engine, column_map, concurrency)
+    settings = RunSettings(repeats, timeout, max_retries, show_progress, notify or _quiet)
+    outcome = await run.engine.ascore(run.samples, run.metrics, **run.arguments(settings))
+    return run.report(outcome)
+
+
+def evaluate(
+    dataset: Any,
+    metrics: Sequence[MetricLike] | None = None,
+    *,
+    out: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    engine: Engine | None = None,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
+    show_progress: bool | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> EvaluationReport:
     """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
 
     ``dataset``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face Dataset, or a
-    path to a .jsonl/.json/.csv/.parquet file or a directory of them. Judge failures make a
-    sample unscorable; they never stop the batch. ``concurrency`` defaults to the judge's
-    slots (local) or 8.
-    ``max_retries`` and ``timeout`` override every metric's own when given. ``repeats``
-    judges each sample that many times: ``score`` is the mean, ``runs`` each run's score.
-    ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin.
+    path to a .jsonl/.json/.csv/.parquet file or a directory of them. ``metrics``: metric
+    objects, registered names, ``MetricSpec``s or factories taking the judge (which an engine
+    that builds its own metrics needs). Judge failures make a sample unscorable; they never
+    stop the batch.
+
+    ``engine``: where to score (default ``LocalEngine()``: this process; ``BatchEngine``: the
+    provider's Batch API; ``ragrecall.ray.RayEngine``: a Ray cluster). ``out``: the engine's
+    results store (a JSONL file, on Ray a directory): each sample is written as it finishes,
+    and a run again skips the samples already there unchanged (they are in the report too).
+    ``max_calls`` / ``max_tokens``: no sample (or batch request) starts once its estimated
+    work would not fit; samples left unscored are unscorable in the report ("not scored ...")
+    and ``budget_spent`` is set. ``concurrency``: samples scored at once (the engine's).
+    ``max_retries`` and ``timeout`` override every metric's own when given (the metrics are
+    not changed). ``repeats`` judges each sample that many times: ``score`` is the mean,
+    ``runs`` each run's score. ``notify`` hears what the run says (resuming, batches sent).
+    ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin and
+    ``astream`` its streaming one.
     """
-    start = time.perf_counter()
-    samples = load_samples(dataset, column_map)
-    metrics = list(metrics) if metrics else [ContextRecall()]
-    results: dict[str, list[RecallResult | None]] = {m.name: [None] * len(samples) for m in metrics}
-    stream = astream(
-        samples,
-        metrics,
-        concurrency=concurrency,
-        max_retries=max_retries,
-        timeout=timeout,
-        repeats=repeats,
-    )
-    with progress(len(samples), show_progress) as advance:
-        async for scored in stream:
-            for name, result in scored.results.items():
-                results[name][scored.index] = result
-            advance()
-    final = {name: [r for r in rs if r is not None] for name, rs in results.items()}
-    usage = sum((r.usage for rs in final.values() for r in rs), Usage())
-    return EvaluationReport(
-        samples=samples, results=final, usage=usage, elapsed_s=time.perf_counter() - start
-    )
-
-
-def blocking(coroutine: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
-    """The blocking twin of the coroutine function ``coroutine``, run on ragrecall's one
-    long-lived loop (so it works inside notebooks, and async clients stay bound to a live
-    loop across calls)."""
-
-    @functools.wraps(coroutine)
-    def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return _run_blocking(coroutine(*args, **kwargs))
-
-    return run
-
-
-evaluate = blocking(aevaluate)
-evaluate.__name__ = evaluate.__qualname__ = "evaluate"
-
-
-@dataclass(frozen=True)
-class ScoredSample:
-    """One sample's results, as ``astream`` yields them."""
-
-    index: int
-    sample: Sample
-    results: dict[str, RecallResult]
+    run = _Run(dataset, metrics, out, max_calls, max_tokens, engine, column_map, concurrency)
+    settings = RunSettings(repeats, timeout, max_retries, show_progress, notify or _quiet)
+    outcome = run.engine.score(run.samples, run.metrics, **run.arguments(settings))
+    return run.report(outcome)
 
 
 async def astream(
     dataset: Any,
-    metrics: Sequence[Metric[RecallResult]],
+    metrics: Sequence[MetricLike] | None = None,
     *,
+    out: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    engine: Engine | None = None,
     column_map: Mapping[str, str] | None = None,
     concurrency: int | None = None,
     max_retries: int | None = None,
@@ -166,76 +170,119 @@ async def astream(
     repeats: int = 1,
     skip: Callable[[Sample], bool | Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ScoredSample]:
-    """Score samples and yield each as soon as all its metrics finish (completion order).
+    """Score samples and yield each as soon as all its metrics finish (completion order), on
+    any engine; the arguments are ``evaluate``'s.
 
-    Every row is validated before the first judge call (a bad row raises SampleError naming it);
-    then rows are read again lazily, so memory stays bounded by ``concurrency``. ``skip`` leaves
-    out the samples it returns (or, a coroutine function, resolves to) True for, asked as each
-    sample is about to start (``ragrecall eval``: once its budget is spent).
-    ``max_retries`` and ``timeout`` override the metrics' own when given; ``repeats`` as in
-    ``evaluate``.
+    With none of ``out``, a budget or an engine, rows are validated first and then read
+    lazily (memory bounded by ``concurrency``), and ``skip`` leaves out the samples it
+    returns (or resolves to) True for, asked as each is about to start. Otherwise the dataset
+    is read once and the engine's records are yielded as it hands them over (on ``out``, the
+    resumed ones first).
     """
-    names = [m.name for m in metrics]
-    if not metrics or len(set(names)) != len(names):
-        raise ValueError(f"need one or more metrics with unique names, got {names}")
-    if isinstance(dataset, Iterator):  # a one-shot iterator is read once, here
-        dataset = list(dataset)
-    for _ in iter_samples(dataset, column_map):
-        pass
-    if concurrency is None:
-        judged = [m for m in metrics if m.uses_judge]
-        concurrency = (getattr(judged[0].judge, "slots", None) if judged else None) or 8
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    if repeats < 1:
-        raise ValueError("repeats must be at least 1")
-    overrides: dict[str, Any] = {"max_retries": max_retries, "timeout": timeout}
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    policies = {m.name: replace(m.policy, **overrides) for m in metrics}
+    plain = engine is None and out is None and max_calls is None and max_tokens is None
+    if plain:
+        stream = scored(
+            dataset,
+            build_metrics(metrics or [ContextRecall()]),
+            column_map=column_map,
+            concurrency=concurrency,
+            max_retries=max_retries,
+            timeout=timeout,
+            repeats=repeats,
+            skip=skip,
+        )
+        async for item in stream:
+            yield item
+        return
+    if skip is not None:
+        raise ValueError("skip is for the plain local stream; give a budget instead")
+    run = _Run(dataset, metrics, out, max_calls, max_tokens, engine, column_map, concurrency)
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[ScoredSample | None] = asyncio.Queue()
 
-    async def score(index: int, sample: Sample) -> ScoredSample:
-        results = {
-            m.name: combine_runs([await m.ascore(sample, policies[m.name]) for _ in range(repeats)])
-            for m in metrics
-        }
-        return ScoredSample(index, sample, results)
+    def hand(record: Record) -> None:
+        index = run.where.get((record.id, record.content), record.index)
+        item = ScoredSample(index, record.sample, record.results)
+        loop.call_soon_threadsafe(queue.put_nowait, item)
 
-    rows = enumerate(iter_samples(dataset, column_map))
-    pending: set[asyncio.Task[ScoredSample]] = set()
+    arguments = run.arguments(RunSettings(repeats, timeout, max_retries, False))
+    arguments["on_record"] = hand
+    task = asyncio.ensure_future(run.engine.ascore(run.samples, run.metrics, **arguments))
+    task.add_done_callback(lambda _: loop.call_soon_threadsafe(queue.put_nowait, None))
     try:
-        while True:
-            for index, sample in rows:
-                if skip is None or not await _resolved(skip(sample)):
-                    pending.add(asyncio.ensure_future(score(index, sample)))
-                if len(pending) >= concurrency:
-                    break
-            if not pending:
-                return
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            errors = [e for e in (t.exception() for t in done) if e is not None]
-            if errors:  # a judge that cannot start (scoring failures are results, not errors)
-                raise errors[0]
-            for task in sorted(done, key=lambda t: t.result().index):
-                yield task.result()
+        while (handed := await queue.get()) is not None:
+            yield handed
+        await task  # its error, if any
     finally:
-        for task in pending:
-            task.cancel()
+        task.cancel()
 
 
-async def _resolved(value: bool | Awaitable[bool]) -> bool:
-    return await value if inspect.isawaitable(value) else value
+class _Run:
+    """What ``evaluate`` and its twins hand an engine (the samples read once, the metrics,
+    the budget, the engine with ``concurrency`` given to it), and the report of what came
+    back (each record put at its sample's place by identity)."""
+
+    def __init__(
+        self,
+        dataset: Any,
+        metrics: Sequence[MetricLike] | None,
+        out: str | Path | None,
+        max_calls: int | None,
+        max_tokens: int | None,
+        engine: Engine | None,
+        column_map: Mapping[str, str] | None,
+        concurrency: int | None,
+    ):
+        self.start = time.perf_counter()
+        self.samples = load_samples(dataset, column_map)
+        self.metrics = list(metrics) if metrics else [ContextRecall()]
+        self.out = None if out is None else Path(out)
+        self.budget = Budget(max_calls, max_tokens)
+        self.where = {ident: i for i, ident in enumerate(identities(self.samples))}
+        self.found: dict[int, Record] = {}
+        if engine is None:
+            engine = LocalEngine(concurrency)
+        elif concurrency is not None:
+            if "concurrency" not in engine.options:
+                raise ValueError(f"the {engine.name} engine takes no concurrency")
+            engine = dataclasses.replace(engine, concurrency=concurrency)  # type: ignore[type-var]
+        self.engine: Engine = engine
+
+    def arguments(self, settings: RunSettings) -> dict[str, Any]:
+        if settings.repeats < 1:
+            raise ValueError("repeats must be at least 1")
+        return {
+            "out": self.out,
+            "budget": self.budget,
+            "on_record": self.keep,
+            "settings": settings,
+        }
+
+    def keep(self, record: Record) -> None:
+        index = self.where.get((record.id, record.content))
+        if index is not None:
+            self.found[index] = record
+
+    def report(self, outcome: Outcome) -> EvaluationReport:
+        results: dict[str, list[RecallResult]] = {name: [] for name in outcome.metrics}
+        for index in range(len(self.samples)):
+            record = self.found.get(index)
+            for name, column in results.items():
+                result = record.results.get(name) if record is not None else None
+                column.append(result or _not_scored(name))
+        return EvaluationReport(
+            samples=self.samples,
+            results=results,
+            usage=outcome.usage,
+            elapsed_s=time.perf_counter() - self.start,
+            resumed=outcome.resumed,
+            budget_spent=self.budget.spent,
+        )
 
 
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
+def _not_scored(name: str) -> RecallResult:
+    return result_type(name)(metric=name, score=None, status="unscorable", reason=NOT_SCORED)
 
 
-def _run_blocking(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on one long-lived background loop, so async clients cached by model
-    libraries stay bound to a live loop across calls, and so this works inside notebooks."""
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            _loop = asyncio.new_event_loop()
-            threading.Thread(target=_loop.run_forever, name="ragrecall-loop", daemon=True).start()
-    return asyncio.run_coroutine_threadsafe(coro, _loop).result()
+def _quiet(_: str) -> None:
+    pass

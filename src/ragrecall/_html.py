@@ -3,6 +3,8 @@
 Everything that comes from data (questions, chunks, claims, reasons) is HTML-escaped: chunks
 are untrusted text. A Content-Security-Policy allows no network access and only the one
 inline script whose hash it names, so even text that slipped past escaping could not run.
+
+One concern over 300 lines: the self-contained HTML pages (style, script, report, compare).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ._results_file import Record
 from ._schemas import ClaimVerdict, RecallResult, Sample
 from ._summary import summarize
 
-__all__ = ["compare_report", "eval_report", "highlight", "histogram_svg"]
+__all__ = ["compare_report", "eval_report", "highlight", "histogram_svg", "page"]
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem;color:#1d2433}
@@ -58,7 +60,7 @@ document.querySelectorAll("table.sortable th").forEach(function (th, col) {
 """
 
 
-def _page(title: str, body: str, *, script: str = _JS, css: str = "") -> str:
+def page(title: str, body: str, *, script: str = _JS, css: str = "") -> str:
     """The page around ``body``: inline style, and ``script`` the only script allowed."""
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (
@@ -263,7 +265,7 @@ def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str
             f'<div class="dim">reference: {escape(r.sample.reference or "")}</div>'
             f"{''.join(parts)}</details>"
         )
-    return _page(f"ragrecall report {title}", "\n".join(body))
+    return page(f"ragrecall report {title}", "\n".join(body))
 
 
 def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
@@ -321,4 +323,4 @@ def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
             f"<details open><summary>{escape(change.question or change.key)}</summary>"
             f"<ul>{items}</ul></details>"
         )
-    return _page(f"ragrecall compare {c.metric}", "\n".join(body))
+    return page(f"ragrecall compare {c.metric}", "\n".join(body))

@@ -34,7 +34,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def recall_judge(request: pytest.FixtureRequest) -> Any:
     """The session's judge chat model (override this fixture to supply your own)."""
-    from ragrecall import resolve_judge
+    from ragrecall.judges import resolve_judge
 
     spec = request.config.getoption("--recall-judge") or os.environ.get("RAGRECALL_JUDGE")
     return resolve_judge(spec or None)

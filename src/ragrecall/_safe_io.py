@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import ValidationError
+
 from ._errors import SampleError
 
-__all__ = ["MAX_LINE_BYTES", "lines", "loads", "regular_file"]
+__all__ = ["MAX_LINE_BYTES", "field_errors", "lines", "loads", "regular_file"]
 
 MAX_LINE_BYTES = 256 * 1024 * 1024  # a line longer than this is not one ragrecall wrote
 
@@ -70,3 +72,18 @@ def regular_file(path: str | Path, what: str = "file") -> None:
     if not stat.S_ISREG(mode):
         kind = "a folder" if stat.S_ISDIR(mode) else "a device, pipe or socket"
         raise SampleError(f"the {what} is {kind}, not a regular file", file=str(path))
+
+
+def field_errors(err: ValidationError) -> str:
+    """Pydantic's errors, one clause each: ``field 'scale_a': Input should be greater than 0``
+    (a missing field: ``field 'scale_b': Field required``)."""
+    return "; ".join(
+        f"field {'.'.join(str(part) for part in e['loc']) or '(whole)'!r}: {e['msg']}"
+        + ("" if e["type"] == "missing" else f" (got {_shown(e.get('input'))})")
+        for e in err.errors()
+    )
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -3,7 +3,8 @@
 Per metric it keeps the scores (floats, for the mean and its bootstrap CI), the unscorable
 count and, with repeats, each sample's spread; of the records themselves only the few it prints
 (the lowest-scoring and the noisiest). A run of any size can be summarised while its records
-stream from the judge or from a results file.
+stream from the judge or from a results file. It returns data; the command line renders it
+(``cli/_report.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,6 @@ import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from ._results_file import Record
 from .stats import bootstrap_ci
@@ -133,67 +130,10 @@ class RunSummary:
         """The lowest-scoring records of the first metric, lowest first (unscorable before)."""
         return [r for _, _, r in sorted(self._worst, reverse=True)]
 
-    def print_worst(self, console: Console) -> None:
-        name = self.names[0]
-        worst = self.worst()
-        if not worst:
-            return
-        console.print(f"[bold]lowest {name}[/]")
-        for r in worst:
-            result = r.results[name]
-            score = r.score(name)
-            label = "unscorable" if score is None else f"{score:.2f}"
-            console.print(
-                f"  [{label}] #{r.index} {escape(r.sample.user_input or r.key)}", highlight=False
-            )
-            if score is None:
-                console.print(f"      reason: {escape(result.reason)}", highlight=False)
-            reasons = {v.claim: v.reason for v in result.verdicts}
-            for claim in result.missing:
-                why = reasons.get(claim)
-                console.print(
-                    f"      [red]missing[/] {escape(claim)}"
-                    + (f" [dim]({escape(why)})[/]" if why else ""),
-                    highlight=False,
-                )
-
-    def print_spread(self, console: Console) -> None:
-        table = Table(
-            title=f"{self.names[0]}: noisiest samples across repeats", title_justify="left"
-        )
-        for column in ("sample", "std", "min", "max"):
-            table.add_column(column, justify="left" if column == "sample" else "right")
-        for std, _, low, high, label in sorted(self._noisy, reverse=True):
-            table.add_row(escape(label), f"{std:.3f}", f"{low:.2f}", f"{high:.2f}")
-        console.print(table)
-
-    def table(self, total_samples: int, repeats: int) -> Table:
-        table = Table(
-            title=f"ragrecall eval: {self.count} of {total_samples} samples", title_justify="left"
-        )
-        for column in ("metric", "mean", "95% CI", "scored", "unscorable"):
-            table.add_column(column, justify="left" if column == "metric" else "right")
-        with_judge = any(s.ci_with_judge is not None for s in self.metrics)
-        if with_judge:
-            table.add_column("95% CI with judge uncertainty", justify="right")
-        if repeats > 1:
-            table.add_column("judge noise ±", justify="right")
-            table.add_column("mean / max sample std", justify="right")
-        for s in self.metrics:
-            mean, ci = s.mean, s.ci
-            row = [
-                s.name,
-                "n/a" if mean is None else f"{mean:.3f}",
-                "" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
-                str(len(s.scores)),
-                f"{s.unscorable} ({s.unscorable_share:.0%})",
-            ]
-            if with_judge:
-                both = s.ci_with_judge
-                row.append("" if both is None else f"[{both[0]:.3f}, {both[1]:.3f}]")
-            if repeats > 1:
-                noise = s.noise_se
-                row.append("" if noise is None else f"{1.96 * noise:.3f}")
-                row.append(f"{statistics.fmean(s.stds):.3f} / {max(s.stds):.3f}" if s.stds else "")
-            table.add_row(*row)
-        return table
+    def noisiest(self) -> list[tuple[float, float, float, str]]:
+        """The first metric's noisiest samples across repeats, noisiest first: (std, min,
+        max, label)."""
+        return [
+            (std, low, high, label)
+            for std, _, low, high, label in sorted(self._noisy, reverse=True)
+        ]

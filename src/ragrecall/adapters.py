@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 from ._data import load_samples
-from ._evaluate import blocking
+from ._engines.stream import blocking
 from ._schemas import Sample
 
 __all__ = [

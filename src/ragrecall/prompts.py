@@ -16,6 +16,9 @@ passages as ``[1] text`` blocks::
 
 Attribution prompts put the numbered passages first and the claim last, so every claim of a
 sample shares a byte-identical prefix and the judge's prompt cache can reuse it.
+
+One concern over 300 lines: every default prompt and reply schema, public in one module so
+users find and replace them.
 """
 
 from __future__ import annotations

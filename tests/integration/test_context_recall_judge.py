@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragrecall import ClaimCache, ContextRecall, LocalJudge, evaluate
+from ragrecall import ClaimCache, ContextRecall, evaluate
+from ragrecall.judges import LocalJudge
 
 pytestmark = pytest.mark.judge
 

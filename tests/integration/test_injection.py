@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from ragrecall import ClaimCache, ContextRecall, LocalJudge
+from ragrecall import ClaimCache, ContextRecall
+from ragrecall.judges import LocalJudge
 
 pytestmark = pytest.mark.judge
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from ragrecall import DEFAULT_MODEL, LocalJudge
+from ragrecall.judges import DEFAULT_MODEL, LocalJudge
 
 pytestmark = pytest.mark.judge
 

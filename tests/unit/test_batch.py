@@ -1,6 +1,7 @@
-"""Batch mode (``evaluate_batch``, ``eval --engine batch``) against a server that speaks
-OpenAI's Files and Batches API (``batchserver.BatchServer``: the keyword judge of ``fakes``
-answers each request; expired, rejected and partly failed batches are scripted).
+"""Batch mode (``evaluate_batch``, now ``evaluate(engine=BatchEngine(...))``, and ``eval
+--engine batch``) against a server that speaks OpenAI's Files and Batches API
+(``batchserver.BatchServer``: the keyword judge of ``fakes`` answers each request; expired,
+rejected and partly failed batches are scripted).
 
 The online reference is ``evaluate()`` against ``faultserver.FaultServer``, which answers a
 chat completion exactly as the batch server answers a batch line.
@@ -207,7 +208,8 @@ def test_partial_metric_factories(tmp_path: Path) -> None:
     from ragrecall import ResponseRecall
 
     data = [{**r, "response": r["reference"].split(". ")[0] + "."} for r in rows(6)]
-    with BatchServer() as server:
+    deprecated = pytest.warns(DeprecationWarning, match="evaluate_batch is deprecated")
+    with BatchServer() as server, deprecated:
         report = evaluate_batch(
             data,
             ["context_recall", partial(ResponseRecall, claims="sentences", cache=ClaimCache())],

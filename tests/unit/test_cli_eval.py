@@ -101,9 +101,7 @@ def test_passes_saves_every_sample_and_resumes_without_judging_again(
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(6))
     out = tmp_path / "r.jsonl"
-    assert (
-        run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--fail-under", "0.5") == 0
-    )
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--out", out, "--min-score", "0.5") == 0
     records = read_records(out)
     assert sorted(r.index for r in records) == list(range(6))
     assert [r.score("context_recall") for r in sorted(records, key=lambda r: r.index)] == [
@@ -138,24 +136,44 @@ def test_the_summary_keeps_only_the_lowest_records_unscorable_first() -> None:
     assert metric.mean == pytest.approx(sum(s for s in scores if s is not None) / 6)
 
 
-def test_exit_1_below_fail_under_prints_the_lowest_samples_with_missing_claims(
+def test_exit_1_below_min_score_prints_the_lowest_samples_with_missing_claims(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
-    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--fail-under", "0.9") == 1
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--min-score", "0.9") == 1
     out = capsys.readouterr().out
-    assert "FAIL context_recall mean 0.556 is below --fail-under 0.9" in out
+    assert "FAIL context_recall mean 0.556 is below --min-score 0.9" in out
     assert "missing Birds sing t1 0." in out and "the judge found no support" in out
 
 
-def test_threshold_is_a_deprecated_alias_of_fail_under(
+def test_fail_under_and_threshold_are_deprecated_aliases_of_min_score(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows(3, "t1"))
     assert run(data, *KEYWORD, "--claim-mode", "sentences", "--threshold", "0.9") == 1
     captured = capsys.readouterr()
-    assert "--threshold is deprecated; use --fail-under" in captured.err
-    assert "is below --fail-under 0.9" in captured.out
+    assert "--threshold is deprecated; use --min-score" in captured.err
+    assert "is below --min-score 0.9" in captured.out
+    assert run(data, *KEYWORD, "--claim-mode", "sentences", "--fail-under", "0.9") == 1
+    assert "--fail-under is deprecated; use --min-score" in capsys.readouterr().err
+
+
+def test_a_flag_the_engine_does_not_take_is_refused_naming_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2))
+    for flags, engine in (
+        (["--rpm", "60"], "local"),
+        (["--workers", "2"], "local"),
+        (["--poll", "1"], "local"),
+        (["--engine", "batch", "--concurrency", "4"], "batch"),
+        (["--engine", "batch", "--address", "x"], "batch"),
+    ):
+        assert run(data, *KEYWORD, *flags) == 2
+        err = capsys.readouterr().err
+        assert f"{flags[-2]} is not taken by the {engine} engine" in err, err
+    assert run(data, *KEYWORD, "--concurrency", "0") == 2
+    assert "--concurrency must be at least 1" in capsys.readouterr().err
 
 
 def test_exit_1_when_too_many_samples_are_unscorable(

@@ -373,7 +373,7 @@ def test_verdict_token_falls_back_to_json_when_unreadable() -> None:
 def test_verdict_auto_is_token_only_for_the_embedded_judge() -> None:
     from langchain_openai import ChatOpenAI
 
-    from ragrecall import LocalJudge
+    from ragrecall.judges import LocalJudge
 
     local = ChatOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x", model="m")
     assert ContextRecall(local).verdict == "json"

@@ -22,10 +22,13 @@ from fakes import obeying
 from faultserver import FAULTS, SCENARIOS, FaultServer
 from langchain_openai import ChatOpenAI
 
-from ragrecall import Chunk, ClaimCache, ContextRecall, Policy, RecallResult, Usage, evaluate
+from ragrecall import Chunk, ClaimCache, ContextRecall, RecallResult, Usage, evaluate
 from ragrecall._judge.drive import run_sync
-from ragrecall._metrics.attribution import Decision, attribute, attribution_chain, pack
+from ragrecall._metrics.attribution import attribute, attribution_chain
 from ragrecall._metrics.injection import instructs_judge
+from ragrecall._metrics.windows import pack
+from ragrecall.calibration import Decision
+from ragrecall.judges import Policy
 
 pytestmark = pytest.mark.system  # fault servers that hang and fail on purpose
 

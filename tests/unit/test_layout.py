@@ -51,3 +51,60 @@ def test_no_import_circle() -> None:
     for name in sorted(graph):
         visit(name, [])
     assert len(graph) > 40  # the whole package was read
+
+
+def _unit(module: str) -> str:
+    """A module's unit: the top-level module or subpackage of ragrecall it belongs to."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+# What sits below what: a unit never imports one of the units it is listed against (the
+# metrics are driven by the engines and the calibration, never the other way round).
+BELOW = {
+    "ragrecall._metrics": [
+        "ragrecall._calibration",
+        "ragrecall._evaluate",
+        "ragrecall._engines",
+        "ragrecall._batch",
+        "ragrecall._results_file",
+        "ragrecall.cli",
+        "ragrecall.ray",
+        "ragrecall.engines",
+    ],
+    "ragrecall._judge": ["ragrecall._metrics", "ragrecall._engines", "ragrecall._evaluate"],
+    "ragrecall._engines": ["ragrecall._evaluate", "ragrecall._batch", "ragrecall.ray"],
+    "ragrecall._budget": ["ragrecall"],  # imports nothing of ragrecall: it travels to Ray
+}
+
+
+def test_no_upward_import() -> None:
+    """No unit (a top-level module or subpackage) imports one that imports it back, however
+    indirectly (a module under ``_metrics`` importing a top-level module that imports
+    ``_metrics``: an upward import); and the layers above hold."""
+    units: dict[str, set[str]] = {}
+    for name, deps in _graph().items():
+        if name == "ragrecall":  # the lazy facade: it imports only for type checkers
+            continue
+        for dep in deps:
+            if dep != "ragrecall" and _unit(dep) != _unit(name):
+                units.setdefault(_unit(name), set()).add(_unit(dep))
+    done: set[str] = set()
+
+    def visit(unit: str, path: list[str]) -> None:
+        assert unit not in path, "upward import: " + " -> ".join([*path[path.index(unit) :], unit])
+        if unit in done:
+            return
+        for dep in sorted(units.get(unit, ())):
+            visit(dep, [*path, unit])
+        done.add(unit)
+
+    for unit in sorted(units):
+        visit(unit, [])
+    for unit, above in BELOW.items():
+        reached = units.get(unit, set())
+        if unit == "ragrecall._budget":
+            assert not reached, f"{unit} imports {sorted(reached)}"
+            continue
+        wrong = sorted(reached & set(above))
+        assert not wrong, f"{unit} imports {wrong}, which sit above it"

@@ -13,16 +13,8 @@ from typing import Any
 import pytest
 from fakes import ScriptedJudge, keyword_reply
 
-from ragrecall import (
-    CallableSink,
-    ClaimCache,
-    ContextRecall,
-    JsonlSink,
-    LangSmithSink,
-    RecallLogger,
-    RecallRecord,
-    SQLiteSink,
-)
+from ragrecall import ClaimCache, ContextRecall, RecallLogger
+from ragrecall.sinks import CallableSink, JsonlSink, LangSmithSink, RecallRecord, SQLiteSink
 
 SAMPLE = {"user_input": "q", "reference": "Cats purr. Dogs fly.", "contexts": ["Cats purr."]}
 

@@ -14,9 +14,10 @@ from fakes import ScriptedJudge, keyword_reply
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragrecall import ContextRecall, RetrievalRecall, Sample, claim_set_hash, evaluate
+from ragrecall import ContextRecall, RetrievalRecall, Sample, evaluate
 from ragrecall._results_file import read_records
 from ragrecall.cli import main
+from ragrecall.text import claim_set_hash
 
 KEYWORD = ["--judge-factory", "fakes:ScriptedJudge"]
 

@@ -78,9 +78,9 @@ def test_public_names_and_the_core_never_imports_ray() -> None:
     assert out.stdout.split() == ["False"]
     assert sorted(rr.__all__) == sorted(
         [
-            "JudgeSpec",
             "Limits",
             "MetricSpec",
+            "RayEngine",
             "RayRun",
             "evaluate",
             "factory",
@@ -91,6 +91,15 @@ def test_public_names_and_the_core_never_imports_ray() -> None:
             "summarize",
         ]
     )
+
+
+def test_the_old_names_still_work_and_warn(tmp_path: Path) -> None:
+    spec = rr.MetricSpec("context_recall", KEYWORD, {"claims": "sentences"})
+    with pytest.warns(DeprecationWarning, match="ragrecall.ray.evaluate is deprecated"):
+        results = rr.evaluate(samples(8), [spec], out=tmp_path / "out", workers=2)
+    assert len(by_content(results)) == 8
+    with pytest.warns(DeprecationWarning, match="JudgeSpec is deprecated"):
+        assert rr.JudgeSpec is not None
 
 
 def test_results_on_ray_equal_evaluate_and_references_decompose_once(tmp_path: Path) -> None:
@@ -202,7 +211,7 @@ def test_eval_engine_ray_gates_budgets_and_exit_codes(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert main([*common, "--out", str(out), "--report", str(tmp_path / "r.html")]) == 0
     assert (tmp_path / "r.html").exists()
-    assert main([*common, "--out", str(out), "--fail-under", "0.99"]) == 1  # resumed: 40 done
+    assert main([*common, "--out", str(out), "--min-score", "0.99"]) == 1  # resumed: 40 done
     assert main([*common, "--max-calls", "5"]) == 3
     assert main([*common, "--workers", "0"]) == 2
 

@@ -18,15 +18,9 @@ import pytest
 from cdp import Browser
 from fakes import LogprobJudge
 
-from ragrecall import (
-    CalibrationError,
-    CalibrationProfile,
-    ContextRecall,
-    Label,
-    calibrate,
-    read_labels,
-)
+from ragrecall import CalibrationError, ContextRecall, calibrate
 from ragrecall._results_file import read_records
+from ragrecall.calibration import CalibrationProfile, Label, read_labels
 from ragrecall.cli import main
 from ragrecall.prompts import PROMPT_VERSION
 

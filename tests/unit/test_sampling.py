@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from fakes import ScriptedJudge
 
-from ragrecall import CallableSink, ClaimCache, ContextRecall, RecallLogger, RecallRecord
+from ragrecall import ClaimCache, ContextRecall, RecallLogger
 from ragrecall.adapters import check_rate, sampled
+from ragrecall.sinks import CallableSink, RecallRecord
 
 
 def test_sampling_is_deterministic_and_keeps_about_its_share() -> None:

@@ -4,7 +4,6 @@ from ragrecall.adapters import References
 
 from ._callbacks import CapturedRetrieval, RecallCallbackHandler
 from ._documents import documents_to_chunks
-from ._embeddings import HashingEmbeddings
 from ._langsmith import RecallEvaluator
 from ._retriever import RecallRetriever, RetrieverStats
 from ._runnable import as_runnable
@@ -12,7 +11,6 @@ from ._samples import retrieve_samples
 
 __all__ = [
     "CapturedRetrieval",
-    "HashingEmbeddings",
     "RecallCallbackHandler",
     "RecallEvaluator",
     "RecallRetriever",

@@ -27,16 +27,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, patch_config, run_in_executor
 from pydantic import ConfigDict, PrivateAttr
 
-from ragrecall import (
-    CallableSink,
-    ContextRecall,
-    Metric,
-    RecallLogger,
-    RecallRecord,
-    RecallResult,
-    Sample,
-    Sink,
-)
+from ragrecall import ContextRecall, Metric, RecallLogger, RecallResult, Sample
 from ragrecall.adapters import (
     ReferenceBook,
     References,
@@ -45,6 +36,7 @@ from ragrecall.adapters import (
     check_rate,
     sampled,
 )
+from ragrecall.sinks import CallableSink, RecallRecord, Sink
 
 from ._documents import documents_to_chunks
 

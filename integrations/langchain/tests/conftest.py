@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hashing_embeddings import HashingEmbeddings
 from langchain_core.documents import Document
 from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
-from langchain_ragrecall import HashingEmbeddings
 
 DOCUMENTS = [
     Document("The Eiffel Tower is in Paris.", id="eiffel", metadata={"source": "paris.txt"}),

@@ -21,9 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .._budget import Budget
+from .._engines.base import Identity
+from .._judge.drive import Policy
 from .._metrics.base import Metric
 from .._results_file import Record, ResultsFile
-from .._run import Budget, Identity, pending
 from .._schemas import RecallResult, Sample
 from .api import ENDED, BatchAPI, outcomes
 from .exchange import ENDPOINT, Deferred, Exchange
@@ -57,6 +59,7 @@ def run_rounds(
     samples: Sequence[Sample],
     metrics: Sequence[Metric[RecallResult]],
     *,
+    todo: Sequence[int],
     ids: Sequence[Identity],
     store: ResultsFile,
     journal: Journal,
@@ -66,20 +69,24 @@ def run_rounds(
     on_record: Callable[[Record], None],
     settings: BatchSettings = BatchSettings(),
     notify: Callable[[str], None] = lambda _: None,
+    max_retries: int | None = None,
 ) -> None:
-    """Score the samples not yet in ``store``, in rounds of batches, until each is written or
-    the budget stops new requests (``budget.spent``; ``budget.usage``: the requests the
-    provider ran, as the journal counts them). ``metrics`` judge through ``exchange``."""
-    for metric in metrics:  # replies are at hand: no call needs a deadline (or a thread)
-        metric.policy = replace(metric.policy, timeout=None)
+    """Score the samples ``todo`` (indices), in rounds of batches, until each is written or
+    the budget stops new requests (``budget.spent``; what it counts: the requests the
+    provider ran, as the journal counts them, and those running). ``metrics`` judge through
+    ``exchange``; they are replayed under a policy of their own with no deadline (replies are
+    at hand: no call needs one, or a thread), the metrics themselves left as they are."""
+    overrides: dict[str, Any] = {"timeout": None}
+    if max_retries is not None:
+        overrides["max_retries"] = max_retries
+    policies = {m.name: replace(m.policy, **overrides) for m in metrics}
     exchange.answers = journal.answers
-    todo = pending(ids, store.done)
     for _ in range(settings.max_rounds + 1):
         waiting: list[list[str]] = []  # per sample still waiting: the requests it waits for
         left: list[int] = []
         keep: set[str] = set()  # the answers the samples still waiting replay
         for index in todo:
-            results, needs = _replay(samples[index], metrics, exchange)
+            results, needs = _replay(samples[index], metrics, policies, exchange)
             if results is None:
                 left.append(index)
                 waiting.append(needs)
@@ -89,7 +96,7 @@ def run_rounds(
             record = Record(key, index, samples[index], results, occurrence, content)
             store.append(record)
             on_record(record)
-        budget.usage = journal.usage
+        _account(budget, journal)
         if not left:
             return
         for request in [r for r in exchange.answers if r not in keep]:
@@ -113,7 +120,10 @@ def run_rounds(
 
 
 def _replay(
-    sample: Sample, metrics: Sequence[Metric[RecallResult]], exchange: Exchange
+    sample: Sample,
+    metrics: Sequence[Metric[RecallResult]],
+    policies: dict[str, Policy],
+    exchange: Exchange,
 ) -> tuple[dict[str, RecallResult] | None, list[str]]:
     """Each metric's result on ``sample`` (None while any waits for an answer), and the
     requests it waits for."""
@@ -121,28 +131,32 @@ def _replay(
     exchange.used.clear()
     for metric in metrics:
         with contextlib.suppress(Deferred):
-            results[metric.name] = metric.score(sample)
+            results[metric.name] = metric.score(sample, policies[metric.name])
     needs = [r for r in exchange.used if r not in exchange.answers]
     return (results if len(results) == len(metrics) else None), needs
+
+
+def _account(budget: Budget, journal: Journal) -> None:
+    """The budget told what the journal counts: requests answered (and their tokens) spent,
+    requests running held."""
+    usage = journal.usage
+    running = sum(len(requests) for requests in journal.running.values())
+    budget.account(usage.calls, usage.prompt_tokens + usage.completion_tokens, running)
 
 
 def _admit(
     waiting: list[list[str]], exchange: Exchange, journal: Journal, budget: Budget
 ) -> dict[str, dict[str, Any]]:
-    """The request bodies to send this round: those not sent yet, sample by sample while they
-    fit the budget (every request sent is a call; tokens are known once answered)."""
+    """The request bodies to send this round: those not sent yet, sample by sample while
+    the budget admits them (every request sent is a call; tokens are known once answered)."""
     running = {r for requests in journal.running.values() for r in requests}
+    _account(budget, journal)
     new: dict[str, dict[str, Any]] = {}
     for needs in waiting:
         fresh = [r for r in dict.fromkeys(needs) if r not in running and r not in new]
         if not fresh:
             continue
-        calls = journal.usage.calls + len(running) + len(new) + len(fresh)
-        tokens = journal.usage.prompt_tokens + journal.usage.completion_tokens
-        over_calls = budget.max_calls is not None and calls > budget.max_calls
-        over_tokens = budget.max_tokens is not None and tokens >= budget.max_tokens
-        if budget.spent or over_calls or over_tokens:
-            budget.spent = True
+        if not budget.reserve(len(fresh)):
             break
         new.update((r, exchange.asked[r]) for r in fresh)
     return new

@@ -4,6 +4,9 @@ A metric is written once as a generator of steps: it yields a ``Call`` (a runnab
 input) and is sent back the runnable's output, or has the exception thrown in. ``run_sync``
 and ``run_async`` drive that generator and differ only in how they invoke the runnable.
 Transient errors (rate limits, timeouts, 5xx) are retried here with backoff.
+
+One concern over 300 lines: driving a metric's judge calls (retries, deadlines, sync and
+async), which must read as one piece.
 """
 
 from __future__ import annotations

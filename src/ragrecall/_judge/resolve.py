@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
@@ -24,7 +25,10 @@ __all__ = [
     "resolve_judge",
 ]
 
-JudgeLike = BaseChatModel | str | None
+# The one public judge type: a chat model, "provider:model" (or "local"), a factory called for
+# the model (picklable ones travel to Ray workers: ``factory``, ``server``), or None (the
+# embedded judge).
+JudgeLike = BaseChatModel | str | Callable[[], BaseChatModel] | None
 
 # Used to pack contexts when a judge does not say how large its window is.
 DEFAULT_CONTEXT_WINDOW = 32_000
@@ -36,7 +40,8 @@ def resolve_judge(judge: JudgeLike) -> BaseChatModel:
 
     The OpenAI clients built here do not retry on their own (``max_retries=0``): ragrecall
     retries, and counts every attempt in ``Usage.calls``. A chat model you pass keeps its own
-    retries, which ragrecall cannot see; give it ``max_retries=0`` to have them counted."""
+    retries, which ragrecall cannot see; give it ``max_retries=0`` to have them counted. A
+    factory is called (it must return a chat model)."""
     if isinstance(judge, BaseChatModel):
         return judge
     if judge is None or judge == "local":
@@ -45,7 +50,14 @@ def resolve_judge(judge: JudgeLike) -> BaseChatModel:
         return LocalJudge()
     if isinstance(judge, str):
         return _from_string(judge)
-    raise TypeError(f"judge must be a chat model, a 'provider:model' string or None, not {judge!r}")
+    if callable(judge):
+        made = judge()
+        if not isinstance(made, BaseChatModel):
+            raise TypeError(f"judge factory {judge!r} returned {type(made).__name__}")
+        return made
+    raise TypeError(
+        f"judge must be a chat model, a 'provider:model' string, a factory or None, not {judge!r}"
+    )
 
 
 def _from_string(spec: str) -> BaseChatModel:

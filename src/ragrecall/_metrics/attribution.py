@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -28,99 +27,34 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from .._errors import JudgeError
 from .._judge.drive import Call, Reply, Steps, ask
 from .._judge.structured import structured
-from .._schemas import Chunk, ClaimVerdict, Usage
+from .._schemas import ClaimVerdict, Usage
 from ..prompts import (
     BATCHED_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
     VERDICT_PREFIX,
     BatchVerdicts,
-    Passage,
     PassageRenderer,
     QuotedSupport,
     Support,
     TokenSupport,
     render_passages,
 )
+from .decision import UNCERTAIN_MARGIN, Decision
 from .evidence import best_sentence, passages_quoting, quote_states, word_overlap
+from .windows import Window
 
 __all__ = [
-    "DEFAULT_DECISION",
-    "Decision",
     "Evidence",
     "Strategy",
     "Verdict",
-    "Window",
     "attribute",
     "attribution_chain",
-    "pack",
 ]
 
 Strategy = Literal["per_claim", "batched"]
 Evidence = Literal["quote", "align"]
 Verdict = Literal["json", "token"]
-
-# Tokens kept free in each window for instructions, the claim(s) and the reply.
-RESERVED_TOKENS = 600
-
-
-Window = list[Passage]
-
-
-@dataclass(frozen=True)
-class Decision:
-    """How P(supported) and the word check decide a claim (see the module docstring)."""
-
-    support_threshold: float
-    lexical_weight: float
-
-    def counts(self, p_supported: float, overlap: float) -> bool:
-        """``(1 - lexical_weight) * P(supported) + lexical_weight * overlap`` reaches
-        ``support_threshold``."""
-        return self.margin(p_supported, overlap) >= 0
-
-    def margin(self, p_supported: float, overlap: float) -> float:
-        """How far the mix of P(supported) and the word check lies above the threshold."""
-        w = self.lexical_weight
-        return (1 - w) * p_supported + w * overlap - self.support_threshold
-
-
-# A claim whose mix lies this close to the threshold is marked uncertain: a person should check.
-UNCERTAIN_MARGIN = 0.1
-
-# ContextRecall's defaults; a calibration profile moves them only when labels show a gain.
-DEFAULT_DECISION = Decision(support_threshold=0.55, lexical_weight=0.3)
-
-
-def estimate_tokens(text: str) -> int:
-    """A cautious token count (about 3 characters a token) that needs no tokenizer."""
-    return len(text) // 3 + 1
-
-
-def pack(chunks: Sequence[Chunk], window_tokens: int) -> list[Window]:
-    """Number the chunks 1..n and pack them, in order, into windows under the token budget.
-
-    A chunk larger than a window is cut into parts that keep its number.
-    """
-    budget = max(window_tokens - RESERVED_TOKENS, 200)
-    windows: list[Window] = [[]]
-    used = 0
-    for number, chunk in enumerate(chunks, start=1):
-        for part in _parts(chunk.text, budget):
-            cost = estimate_tokens(part) + 12
-            if windows[-1] and used + cost > budget:
-                windows.append([])
-                used = 0
-            windows[-1].append(Passage(number, chunk, part))
-            used += cost
-    return [w for w in windows if w]
-
-
-def _parts(text: str, budget: int) -> list[str]:
-    size = budget * 3
-    if len(text) <= size:
-        return [text]
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def attribution_chain(

@@ -11,13 +11,13 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
-from .._calibration import CalibrationProfile
 from .._data import to_sample
 from .._errors import CalibrationError, JudgeModelError
 from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
 from .._schemas import RecallResult, Sample, Usage
 from .claims import ClaimCache
+from .decision import CalibrationProfile
 
 __all__ = ["Metric", "MetricOptions"]
 
@@ -101,9 +101,10 @@ class Metric(ABC, Generic[R]):
                 self._judge = resolve_judge(self._judge_spec)
             return self._judge
 
-    def score(self, sample: Sample | Mapping[str, Any]) -> R:
-        """Score one sample. Never raises for a judge failure: the result is unscorable."""
-        return run_sync(self._run(to_sample(sample)), self.policy)
+    def score(self, sample: Sample | Mapping[str, Any], policy: Policy | None = None) -> R:
+        """Score one sample. Never raises for a judge failure: the result is unscorable.
+        Each judge call runs under ``policy`` (default: the metric's)."""
+        return run_sync(self._run(to_sample(sample)), policy or self.policy)
 
     async def ascore(self, sample: Sample | Mapping[str, Any], policy: Policy | None = None) -> R:
         """Async ``score``; each judge call runs under the policy (default: the metric's)."""

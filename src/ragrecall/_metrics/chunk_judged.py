@@ -27,8 +27,8 @@ from ..prompts import (
     PassageRenderer,
     render_passages,
 )
-from .attribution import Window, estimate_tokens, pack
 from .base import Metric, R
+from .windows import Window, estimate_tokens, pack
 
 __all__ = ["ChunkJudgedMetric", "ChunkStrategy", "chunk_strategy"]
 

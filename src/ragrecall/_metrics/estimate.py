@@ -16,11 +16,11 @@ from ..prompts import (
     VERDICT_PREFIX,
     render_passages,
 )
-from .attribution import estimate_tokens, pack
 from .base import Metric
 from .claims import clean_claims, needs_judge, rule_claims
 from .context_recall import ContextRecall
 from .registry import MetricOptions, metric_class
+from .windows import estimate_tokens, pack
 
 __all__ = [
     "PRICES",

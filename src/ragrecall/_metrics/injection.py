@@ -16,6 +16,9 @@ empty comment joins again); base64 runs decoded. Then:
 
 The figures (attacks caught, honest chunks withheld; held-out parts too) are in
 ``benchmarks/injection.py --detector`` and benchmarks/RESULTS.md.
+
+One concern over 300 lines: the detection of passages that address the judge, its patterns
+beside the code that reads them.
 """
 
 from __future__ import annotations

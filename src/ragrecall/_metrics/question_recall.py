@@ -28,10 +28,10 @@ from ..prompts import (
     SubQuestions,
     render_passages,
 )
-from .attribution import Window, pack
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, clean_claims
 from .context_recall import default_claim_cache
+from .windows import Window, pack
 
 __all__ = ["QuestionRecall"]
 

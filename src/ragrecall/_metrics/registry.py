@@ -2,16 +2,26 @@
 
 Each metric class declares its ``name`` and ``result_type``; defining the class registers it
 (``Metric.__init_subclass__``). The CLI, ``testing``, the results file and the cost estimate
-look metrics up here, so a metric's name is written once, on its class.
+look metrics up here, so a metric's name is written once, on its class. The built-in
+metrics are imported here, so each is registered whatever was imported before (the top level
+imports lazily).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import import_module
 
 from .._judge.resolve import JudgeLike, resolve_judge
 from .._schemas import RecallResult
+from . import (  # noqa: F401  (defining each class registers it)
+    chunk_recall,
+    context_recall,
+    precision,
+    question_recall,
+    recall_precision,
+    response_recall,
+    retrieval_recall,
+)
 from .base import Metric, MetricOptions
 
 __all__ = [
@@ -24,28 +34,13 @@ __all__ = [
 
 _CLASSES = Metric.registered
 
-# The metrics ragrecall ships, registered on first use of the registry (``import ragrecall``
-# no longer imports them all; without this the CLI offered context_recall alone).
-_BUILT_IN = (
-    "chunk_recall", "context_recall", "precision", "question_recall", "recall_precision",
-    "response_recall", "retrieval_recall",
-)  # fmt: skip
-
-
-def _register_built_in() -> None:
-    for module in _BUILT_IN:
-        import_module(f"{__package__}.{module}")
-
-
 def metric_names() -> tuple[str, ...]:
     """Every registered metric name, in registration order."""
-    _register_built_in()
     return tuple(_CLASSES)
 
 
 def metric_class(name: str) -> type[Metric[RecallResult]]:
     """The class registered as ``name``; ValueError naming the choices when there is none."""
-    _register_built_in()
     try:
         return _CLASSES[name]
     except KeyError:
@@ -56,7 +51,6 @@ def metric_class(name: str) -> type[Metric[RecallResult]]:
 
 def result_type(name: str) -> type[RecallResult]:
     """The result model of the metric ``name`` (RecallResult for a name not registered)."""
-    _register_built_in()
     cls = _CLASSES.get(name)
     return cls.result_type if cls is not None else RecallResult
 

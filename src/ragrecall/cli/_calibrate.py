@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._calibration import Agreement, CalibrationError, calibrate
-from .._errors import SampleError
+from .._calibration import Agreement, calibrate
+from .._errors import CalibrationError, SampleError
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole
 

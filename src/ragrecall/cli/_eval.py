@@ -1,6 +1,6 @@
 """``ragrecall eval DATA``: score a dataset, save every sample as it finishes, gate in CI.
 
-Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--fail-under``, or
+Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--min-score``, or
 too many unscorable samples); 2 bad usage or data; 3 stopped at ``--max-calls`` /
 ``--max-tokens`` (what finished is saved; run again with a larger budget to go on); 4 the
 judge could not start; 5 an internal error; 130 interrupted (Ctrl-C), 143 terminated
@@ -11,47 +11,35 @@ reference: the same task whichever retriever answered it. With ``--out``, each f
 is appended to the JSONL file at once (fsync'd); running the same command again skips the
 samples already there unchanged and scores a changed row again. Without ``--out`` the results
 live in memory only.
+
+Every engine (``--engine local|batch|ray``) runs through one path: the flags build the engine
+(``_engine``), the metrics go to it as specs, and what it hands back is summarized here.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from .._calibration import CalibrationProfile
+from .._budget import Budget
 from .._claim_sets import read_claim_sets, with_claim_sets
-from .._data import SampleId
+from .._engines.base import Engine, RunSettings, identities
 from .._errors import JudgeModelError, SampleError
-from .._html import eval_report
-from .._judge.resolve import JudgeLike
 from .._metrics.base import MetricOptions
-from .._metrics.estimate import estimate_cost, known_price, recall_plan, run_estimator
-from .._metrics.registry import build_metrics, metric_names
-from .._results_file import Record, ResultsFile, read_records
-from .._run import Budget, identities, pending, score_samples
-from .._schemas import Sample
+from .._metrics.decision import CalibrationProfile
+from .._metrics.registry import metric_names
+from .._metrics.spec import MetricSpec
+from .._results_file import Record
 from .._summary import RunSummary
 from ..prompts import PROMPT_VERSION
-from ._eval_batch import BATCHES_RUNNING, batched, open_batch
-from ._eval_ray import add_ray_arguments, run_ray
-from ._exit import (
-    BUDGET_STOPPED,
-    GATE_FAILED,
-    JUDGE_UNAVAILABLE,
-    OK,
-    USAGE_ERROR,
-    interrupted,
-    judge_failure,
-    output_failed,
-)
+from ._dry_run import dry_run
+from ._engine import add_engine_arguments, build_engine, judge_recipe
+from ._exit import USAGE_ERROR, stopped
 from ._inputs import (
     CLAIM_MODES,
     add_input_command,
@@ -60,6 +48,7 @@ from ._inputs import (
     claim_mode,
     judge_spec,
 )
+from ._report import finish
 from ._text import PlainConsole
 from ._traces import add_traces_arguments, finish_traces, read_samples
 
@@ -97,7 +86,6 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="decide context/response recall's verdicts with this profile (from `ragrecall "
         "calibrate`); refused (exit 2) when it was fitted for another judge or prompt version",
     )
-    p.add_argument("--concurrency", type=int, default=None, help="samples scored at once")
     p.add_argument(
         "--out",
         type=Path,
@@ -107,13 +95,14 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     p.add_argument("--report", type=Path, default=None, help="write an HTML report here")
     p.add_argument(
-        "--fail-under",
+        "--min-score",
         type=float,
         default=None,
         metavar="SCORE",
         help="exit 1 when the first metric's mean is below this",
     )
-    p.add_argument("--threshold", type=float, default=None, help=argparse.SUPPRESS)
+    for old in ("--fail-under", "--threshold"):  # deprecated names of --min-score
+        p.add_argument(old, type=float, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--max-unscorable",
         type=float,
@@ -161,7 +150,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="show a progress bar (default: when stderr is a terminal)",
     )
     add_traces_arguments(p)
-    add_ray_arguments(p)
+    add_engine_arguments(p)
     p.set_defaults(func=run_eval)
 
 
@@ -169,65 +158,39 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``eval`` command; returns the exit code."""
     console = console or PlainConsole()
     err_console = PlainConsole(stderr=True)
-    if args.threshold is not None:
-        err_console.print("warning: --threshold is deprecated; use --fail-under")
-        args.fail_under = args.fail_under if args.fail_under is not None else args.threshold
+    for old in ("threshold", "fail_under"):
+        if getattr(args, old) is not None:
+            err_console.print(f"warning: --{old.replace('_', '-')} is deprecated; use --min-score")
+            args.min_score = args.min_score if args.min_score is not None else getattr(args, old)
     if args.claims in CLAIM_MODES:
         err_console.print(f"warning: --claims {args.claims} is deprecated; use --claim-mode")
         args.claim_mode, args.claims = args.claims, None
-    store: ResultsFile | None = None
     try:
-        _check_args(args)
+        engine = build_engine(args)
+        _check_args(args, engine)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
         samples, traced = read_samples(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
-        judge = judge_spec(args)
         options = MetricOptions(
             claims=claim_mode(args),
             strategy=args.strategy,
             timeout=args.timeout,
-            claim_cache=claim_cache(args),
             calibration=CalibrationProfile.load(args.calibration) if args.calibration else None,
         )
+        cache = claim_cache(args)  # a store that cannot be opened: exit 2, now
         if args.dry_run:
-            return _dry_run(args, samples, names, judge, options, console)
-        if getattr(args, "engine", "local") == "ray":
-            if args.traces_out:
-                raise SampleError("--traces-out is not supported with --engine ray")
-            ray_options = replace(options, claim_cache=None)
-            return run_ray(args, samples, names, ray_options, console, err_console, _finish)
-        batch = open_batch(args, judge) if getattr(args, "engine", "local") == "batch" else None
-        if batch is not None:  # one attribution request a sample: two rounds of batches
-            judge = batch.chat
-            options = replace(options, strategy=batched(options.strategy))
-        if args.out:
-            store = ResultsFile.open(args.out, metrics=names, repeats=args.repeats)
-        metrics = build_metrics(names, judge, options)
+            named = replace(options, claim_cache=cache)
+            return dry_run(args, samples, names, judge_spec(args), named, console)
+        store = None if args.claims_store is None else str(args.claims_store)
+        recipe = judge_recipe(args)
+        metrics = [MetricSpec(n, recipe, named=options, claims_store=store) for n in names]
         if options.calibration is not None:  # refuse another judge's profile before scoring
-            options.calibration.check(metrics[0].judge_id(), PROMPT_VERSION)
+            options.calibration.check(metrics[0].build().judge_id(), PROMPT_VERSION)
     except (OSError, ValueError, TypeError, ImportError) as err:  # SampleError is a ValueError
-        return _usage_error(err_console, str(err), store)
+        return _usage_error(err_console, str(err))
     summary = RunSummary(names, args.show_worst)
-    idents = identities(samples)
-    current = dict(idents)
-    todo = pending(idents, store.done) if store is not None else []
-    if store is not None:
-        for record in _current(args.out, current):  # resumed samples count in the summary too
-            summary.add(record)
-        if store.repaired:
-            err_console.print(f"{args.out}: cut away a torn last line (an interrupted write)")
-        if summary.count:
-            err_console.print(
-                f"resuming: {summary.count} samples already in {args.out}, {len(todo)} to go"
-            )
-    # Records are kept in memory only for an HTML report or --traces-out with no results file
-    # to read back.
-    kept: list[Record] | None = [] if (args.report or args.traces_out) and store is None else None
-    budgeted = args.max_calls is not None or args.max_tokens is not None
-    budget = Budget(
-        args.max_calls, args.max_tokens, run_estimator(metrics, args.repeats) if budgeted else None
-    )
+    kept: list[Record] | None = [] if args.report or args.traces_out else None
 
     scored = 0  # samples this run finished: after one, a judge failure is not "cannot start"
 
@@ -238,194 +201,47 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         if kept is not None:
             kept.append(record)
 
+    budget = Budget(args.max_calls, args.max_tokens)
+    settings = RunSettings(args.repeats, args.timeout, None, args.progress, err_console.print)
     start = time.perf_counter()
-    stopped: tuple[int, str] | None = None
     try:
-        if batch is not None:
-            assert store is not None  # open_batch asked for --out
-            batch.score(
-                samples,
-                metrics,
-                ids=idents,
-                store=store,
-                budget=budget,
-                on_record=collect,
-                poll_interval=args.poll,
-                notify=err_console.print,
-            )
-        else:
-            asyncio.run(
-                score_samples(
-                    samples,
-                    metrics,
-                    ids=idents,
-                    store=store,
-                    budget=budget,
-                    on_record=collect,
-                    concurrency=args.concurrency,
-                    timeout=args.timeout,
-                    repeats=args.repeats,
-                    show_progress=args.progress,
-                )
-            )
-    except KeyboardInterrupt:
-        code, word = interrupted()
-        stopped = code, f"[yellow]{word}[/]" + (BATCHES_RUNNING if batch is not None else "")
-    except JudgeModelError as err:
-        stopped = JUDGE_UNAVAILABLE, f"[red]error:[/] {escape(judge_failure(err, scored))}"
-    finally:
-        if store is not None:
-            store.close()
-    if stopped is not None:
-        code, message = stopped
-        saved = (
-            f"{summary.count} samples are in {args.out}, run again to resume" if args.out else ""
+        outcome = engine.score(
+            samples, metrics, out=args.out, budget=budget, on_record=collect, settings=settings
         )
-        err_console.print(f"{message}; {saved or 'nothing was saved (no --out)'}")
+    except (KeyboardInterrupt, JudgeModelError) as exc:
+        code, message = stopped(exc, scored)
+        saved = f"what finished is in {args.out}, run again to resume" if args.out else ""
+        note = engine.interrupted_note
+        err_console.print(f"{message}{note}; {saved or 'nothing was saved (no --out)'}")
         return code
+    except (ValueError, ImportError) as err:  # what the engine refused before scoring
+        return _usage_error(err_console, str(err))
     elapsed = time.perf_counter() - start
-    wanted = args.report or args.traces_out
-    records = kept if kept is not None else _current(args.out, current) if wanted else []
+    records = kept or []
     if traced is not None:
-        finish_traces(traced, records, idents, args, console)
-    return _finish(summary, records, budget, elapsed, len(samples), args, console)
+        finish_traces(traced, records, identities(samples), args, console)
+    return finish(summary, records, budget, outcome.usage, elapsed, len(samples), args, console)
 
 
-def _current(path: Path, current: dict[SampleId, str]) -> list[Record]:
-    """The records of ``path`` for this input's samples as they are now (not those of rows
-    since removed or changed)."""
-    return [r for r in read_records(path) if current.get(r.id) == r.content]
-
-
-def _usage_error(err_console: Console, message: str, store: ResultsFile | None) -> int:
-    if store is not None:
-        store.close()
+def _usage_error(err_console: Console, message: str) -> int:
     err_console.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
     return USAGE_ERROR
 
 
-def _check_args(args: argparse.Namespace) -> None:
+def _check_args(args: argparse.Namespace, engine: Engine) -> None:
     checks = [
         (args.repeats < 1, "--repeats must be at least 1"),
-        (args.concurrency is not None and args.concurrency < 1, "--concurrency must be >= 1"),
         (not 0 <= args.max_unscorable <= 1, "--max-unscorable must be in [0, 1]"),
         (
-            args.fail_under is not None and not 0 <= args.fail_under <= 1,
-            "--fail-under must be in [0, 1]",
+            args.min_score is not None and not 0 <= args.min_score <= 1,
+            "--min-score must be in [0, 1]",
         ),
     ]
     for failed, message in checks:
         if failed:
             raise SampleError(message)
-    out = args.out if getattr(args, "engine", "local") != "ray" else None  # ray: a directory
+    out = args.out if engine.out_kind == "file" else None  # else a directory
     outputs = ((out, "--out"), (args.report, "--report"), (args.traces_out, "--traces-out"))
     for path, flag in outputs:
         if path is not None:
             check_writable(path, flag)
-
-
-# --- Output -------------------------------------------------------------------------------
-
-
-def _dry_run(
-    args: argparse.Namespace,
-    samples: Sequence[Sample],
-    names: Sequence[str],
-    judge: JudgeLike,
-    options: MetricOptions,
-    console: Console,
-) -> int:
-    plan = recall_plan(judge, options)
-    done = (
-        {r.id: r.content for r in read_records(args.out)} if args.out and args.out.exists() else {}
-    )
-    todo = [samples[i] for i in pending(identities(samples), done)]
-    est = estimate_cost(todo, names, claims=options.claims, repeats=args.repeats, **asdict(plan))
-    table = Table(title="dry run: estimated judge work (no judge called)", title_justify="left")
-    table.add_column("")
-    table.add_column("estimate", justify="right")
-    qualifier = "" if est.exact else "~"
-    table.add_row("samples", str(est.samples))
-    table.add_row("metrics", ", ".join(names))
-    table.add_row(
-        "strategy / evidence / verdict", f"{plan.strategy} / {plan.evidence} / {plan.verdict}"
-    )
-    table.add_row("judge calls", f"{qualifier}{est.calls}")
-    table.add_row("prompt tokens", f"~{est.prompt_tokens}")
-    table.add_row("completion tokens", f"~{est.completion_tokens}")
-    price = known_price(args.judge) or (0.0, 0.0)
-    price_in = args.price_in if args.price_in is not None else price[0]
-    price_out = args.price_out if args.price_out is not None else price[1]
-    if price_in or price_out:
-        cost = est.price(price_in, price_out)
-        table.add_row("price (USD)", f"~{cost:.4f} at {price_in}/{price_out} per M tokens")
-    console.print(table)
-    console.print(
-        "calls are "
-        + ("exact for valid judge replies (re-asks not counted)" if est.exact else "an estimate")
-    )
-    for note in sorted(est.notes):
-        console.print(f"  note: {note}")
-    return OK
-
-
-def _finish(
-    summary: RunSummary,
-    records: list[Record],
-    budget: Budget,
-    elapsed: float,
-    total_samples: int,
-    args: argparse.Namespace,
-    console: Console,
-) -> int:
-    console.print(summary.table(total_samples, args.repeats))
-    summary.print_worst(console)
-    if args.repeats > 1:
-        summary.print_spread(console)
-    u = budget.usage
-    console.print(
-        f"this run: judge calls {u.calls} ({u.retries} retries), prompt tokens {u.prompt_tokens} "
-        f"({u.cached_tokens} cached), completion tokens {u.completion_tokens}, "
-        f"{elapsed:.1f} s"
-    )
-    if args.out:
-        console.print(f"results: {args.out}")
-    unwritten: int | None = None
-    if args.report:
-        try:
-            page = eval_report(records, summary.names, title=str(args.data))
-            args.report.write_text(page, "utf-8")
-            console.print(f"report: {args.report}")
-        except OSError as err:
-            kept = None if args.out else records
-            what = f"the report {args.report}"
-            unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
-    failures = []
-    first = summary.metrics[0]
-    mean = first.mean
-    if args.fail_under is not None and (mean is None or mean < args.fail_under):
-        shown = "n/a" if mean is None else f"{mean:.3f}"
-        failures.append(f"{first.name} mean {shown} is below --fail-under {args.fail_under}")
-    for s in summary.metrics:
-        if s.unscorable_share > args.max_unscorable:
-            failures.append(
-                f"{s.name}: {s.unscorable_share:.1%} unscorable exceeds "
-                f"--max-unscorable {args.max_unscorable:.1%}"
-            )
-    if budget.spent:
-        over = budget.over()
-        console.print(
-            f"[yellow]stopped at the budget[/] (--max-calls {args.max_calls}, "
-            f"--max-tokens {args.max_tokens}): {summary.count} of {total_samples} "
-            "samples done; a sample starts only if its estimated calls fit"
-            + (f"; {over} over: samples in flight spent more than estimated" if over else "")
-            + (f"; run again to resume from {args.out}" if args.out else "")
-        )
-        return BUDGET_STOPPED
-    for failure in failures:
-        console.print(f"[red]FAIL[/] {escape(failure)}")
-    if not failures:
-        console.print("[green]PASS[/]")
-    if unwritten is not None:
-        return unwritten
-    return GATE_FAILED if failures else OK

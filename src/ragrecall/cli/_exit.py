@@ -1,7 +1,7 @@
 """Exit codes of every command, and the way out of a command that cannot go on.
 
     0    done (and every gate passed)
-    1    a gate failed (--fail-under, --max-unscorable; compare: a significant drop)
+    1    a gate failed (--min-score, --max-unscorable; compare: a significant drop)
     2    bad usage or input (the message names the argument, file, row or field)
     3    stopped at the budget (--max-calls, --max-tokens); what finished is saved
     4    the judge could not start (its model is missing or corrupt, its server would not run)
@@ -29,6 +29,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from rich.markup import escape
+
 from .._errors import JudgeModelError
 from ._text import PlainConsole
 
@@ -49,6 +51,7 @@ __all__ = [
     "interrupted",
     "judge_failure",
     "output_failed",
+    "stopped",
 ]
 
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, JUDGE_UNAVAILABLE, INTERNAL_ERROR = 0, 1, 2, 3, 4, 5
@@ -105,6 +108,16 @@ def output_failed(
     return OUTPUT_FAILED
 
 
+def stopped(exc: KeyboardInterrupt | JudgeModelError, finished: int = 0) -> tuple[int, str]:
+    """The exit code and message of a command stopped by an interrupt or by a judge that
+    could not start, or failed after ``finished`` samples (every command's, and ``eval``'s
+    with what it saved)."""
+    if isinstance(exc, KeyboardInterrupt):
+        code, word = interrupted()
+        return code, f"[yellow]{word}[/]"
+    return JUDGE_UNAVAILABLE, f"[red]error:[/] {escape(judge_failure(exc, finished))}"
+
+
 def guarded(command: Callable[[], int]) -> int:
     """Run ``command``; an interrupt, a judge that cannot start or a bug becomes its exit code
     and a short message on stderr, never a traceback (unless ``RAGRECALL_DEBUG`` is set)."""
@@ -112,13 +125,10 @@ def guarded(command: Callable[[], int]) -> int:
     with _sigterm_as_interrupt():
         try:
             return command()
-        except KeyboardInterrupt:
-            code, word = interrupted()
-            err.print(f"[yellow]{word}[/]", highlight=False)
+        except (KeyboardInterrupt, JudgeModelError) as exc:
+            code, message = stopped(exc)
+            err.print(message, highlight=False)
             return code
-        except JudgeModelError as exc:
-            err.print(f"[red]error:[/] {judge_failure(exc)}")
-            return JUDGE_UNAVAILABLE
         except Exception as exc:
             if isinstance(exc, OSError) and exc.errno in _WRITE_FAULTS:
                 err.print(

@@ -10,9 +10,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from .._engines.base import Identity
 from .._errors import SampleError
 from .._results_file import Record
-from .._run import Identity
 from .._schemas import RecallResult, Sample
 from .._traces import TracedSamples, load_traces
 from ._inputs import check_needs, read_input

@@ -1,31 +1,37 @@
 """ragrecall on a Ray cluster (``pip install 'ragrecall[ray]'``): score datasets past one
 machine, at one cluster-wide rate limit, with nothing lost and nothing scored twice.
 
-    import ragrecall.ray as rr
+    import ragrecall
+    from ragrecall.ray import MetricSpec, RayEngine
 
-    spec = rr.MetricSpec("context_recall", "openai:gpt-4o-mini")
-    results = rr.evaluate("s3://bucket/logs/", [spec], out="results/", workers=8,
-                          concurrency_per_worker=16, rpm=3000)
-    print(rr.summarize(results, ["context_recall"]).metrics[0].mean)
+    spec = MetricSpec("context_recall", "openai:gpt-4o-mini")
+    report = ragrecall.evaluate(data, [spec], out="results/", max_calls=50_000,
+                                engine=RayEngine(workers=8, concurrency=128, rpm=3000))
+
+``run`` is the Ray-native call: a ``ray.data.Dataset`` or a URI Ray reads (``s3://.../``) in,
+the results as a lazy ``ray.data.Dataset`` out (``summarize``, ``report`` and
+``iter_records`` stream them).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import ray.data
 
+from .._metrics.spec import MetricLike, MetricSpec, factory, server
+from ._engine import RayEngine
 from ._gate import Limits
-from ._run import RayRun, start
-from ._spec import JudgeSpec, MetricSpec, factory, server
+from ._run import RayRun
 from ._summary import iter_records, report, summarize
 
 __all__ = [
-    "JudgeSpec",
     "Limits",
     "MetricSpec",
+    "RayEngine",
     "RayRun",
     "evaluate",
     "factory",
@@ -39,89 +45,60 @@ __all__ = [
 
 def run(
     data: Any,
-    metrics: Sequence[MetricSpec | str] = ("context_recall",),
+    metrics: Sequence[MetricLike] = ("context_recall",),
     *,
     out: str | Path | None = None,
-    workers: int = 2,
-    concurrency_per_worker: int = 8,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    rpm: float | None = None,
-    tpm: float | None = None,
     max_calls: int | None = None,
     max_tokens: int | None = None,
     repeats: int = 1,
     timeout: float | None = None,
     column_map: Mapping[str, str] | None = None,
-    batch_size: int | None = None,
-    decompose_once: bool = True,
+    concurrency_per_worker: int | None = None,
+    **engine: Any,
 ) -> RayRun:
-    """Like ``evaluate``, with what the run left besides its results: how many samples
-    ``out`` already held, and the cluster gate's state (budget spent, calls, pauses)."""
-    return start(
+    """``RayEngine(**engine).start(...)``: score ``data`` on Ray and return the run: its
+    results (lazy until consumed, or read back from ``out``), how many samples ``out``
+    already held, and the cluster gate's state (budget spent, calls, pauses).
+
+    ``engine``: ``RayEngine``'s settings (``workers``, ``concurrency``, ``rpm``, ...);
+    ``concurrency_per_worker`` is the old way to say ``concurrency=workers * N``."""
+    if concurrency_per_worker is not None:
+        engine["concurrency"] = concurrency_per_worker * engine.get("workers", 2)
+    return RayEngine(**engine).start(
         data,
         metrics,
         out=out,
-        workers=workers,
-        concurrency_per_worker=concurrency_per_worker,
-        num_cpus=num_cpus,
-        num_gpus=num_gpus,
-        limits=Limits(rpm, tpm, max_calls, max_tokens),
-        repeats=repeats,
-        timeout=timeout,
-        column_map=column_map,
-        batch_size=batch_size,
-        decompose_once=decompose_once,
-    )
-
-
-def evaluate(
-    data: Any,
-    metrics: Sequence[MetricSpec | str] = ("context_recall",),
-    *,
-    out: str | Path | None = None,
-    workers: int = 2,
-    concurrency_per_worker: int = 8,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    max_calls: int | None = None,
-    max_tokens: int | None = None,
-    repeats: int = 1,
-    timeout: float | None = None,
-    column_map: Mapping[str, str] | None = None,
-    batch_size: int | None = None,
-    decompose_once: bool = True,
-) -> ray.data.Dataset:
-    """Score ``data`` on Ray: one result row per sample and metric (the fields of an
-    ``eval --out`` line; see ``ragrecall.ray._rows``).
-
-    ``data``: a ``ray.data.Dataset``, a URI Ray reads (``s3://.../`` Parquet or JSONL), or
-    anything ``ragrecall.evaluate`` takes (read once on the driver). ``metrics``: specs (or
-    registered names), built once per worker. ``workers`` actors score
-    ``concurrency_per_worker`` samples at once each, with ``num_cpus``/``num_gpus`` apiece.
-    ``rpm``/``tpm`` and ``max_calls``/``max_tokens`` hold for the whole cluster; a
-    ``Retry-After`` pauses every worker. Distinct references are decomposed once for the run
-    (``decompose_once``). With ``out`` (a directory), results are written there as Parquet
-    parts as they finish, a run again skips the samples already there, and the dataset
-    returned reads them all back; without, it is lazy (scored when consumed).
-    """
-    return run(
-        data,
-        metrics,
-        out=out,
-        workers=workers,
-        concurrency_per_worker=concurrency_per_worker,
-        num_cpus=num_cpus,
-        num_gpus=num_gpus,
-        rpm=rpm,
-        tpm=tpm,
         max_calls=max_calls,
         max_tokens=max_tokens,
         repeats=repeats,
         timeout=timeout,
         column_map=column_map,
-        batch_size=batch_size,
-        decompose_once=decompose_once,
-    ).results
+    )
+
+
+def __getattr__(name: str) -> object:
+    if name == "JudgeSpec":  # one judge type now: ragrecall.judges.JudgeLike
+        warnings.warn(
+            "ragrecall.ray.JudgeSpec is deprecated and will be removed in ragrecall 0.3; use "
+            "ragrecall.judges.JudgeLike",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from .._judge.resolve import JudgeLike
+
+        return JudgeLike
+    raise AttributeError(f"module 'ragrecall.ray' has no attribute {name!r}")
+
+
+def evaluate(
+    data: Any, metrics: Sequence[MetricLike] = ("context_recall",), **kwargs: Any
+) -> ray.data.Dataset:
+    """Deprecated: ``run(data, metrics, ...).results`` (a Ray dataset of result rows), or
+    ``ragrecall.evaluate(data, metrics, engine=RayEngine(...))`` for a report."""
+    warnings.warn(
+        "ragrecall.ray.evaluate is deprecated and will be removed in ragrecall 0.3; use "
+        "ragrecall.ray.run(...).results, or ragrecall.evaluate(..., engine=RayEngine(...))",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return run(data, metrics, **kwargs).results

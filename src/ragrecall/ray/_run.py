@@ -1,6 +1,9 @@
 """The Ray pipeline: samples -> (distinct references -> claims, joined back) -> scores, on
 actor pools; results written to Parquet parts as blocks finish; a run resumed from its
-output skips the samples already there."""
+output skips the samples already there.
+
+One concern over 300 lines: the Ray pipeline, its stages read in the order they run.
+"""
 
 from __future__ import annotations
 
@@ -18,14 +21,14 @@ import ray
 import ray.data
 
 from .._data import iter_samples
+from .._engines.base import identities
 from .._errors import SampleError
 from .._judge.drive import DEFAULT_TIMEOUT
-from .._run import identities
+from .._metrics.spec import MetricLike, MetricSpec, spec_of
 from .._schemas import Sample
 from ._board import start_board, task_of
 from ._gate import Limits, start_gate
 from ._rows import SAMPLE_SCHEMA, sample_row
-from ._spec import MetricSpec, spec_of
 from ._workers import Decomposer, Scorer
 
 __all__ = ["RayRun", "done_samples", "start"]
@@ -52,7 +55,7 @@ class RayRun:
 
 def start(
     data: Any,
-    metrics: Sequence[MetricSpec | str] = ("context_recall",),
+    metrics: Sequence[MetricLike] = ("context_recall",),
     *,
     out: str | Path | None = None,
     workers: int = 2,
@@ -62,6 +65,7 @@ def start(
     limits: Limits | None = None,
     repeats: int = 1,
     timeout: float | None = None,
+    max_retries: int | None = None,
     column_map: Mapping[str, str] | None = None,
     batch_size: int | None = None,
     decompose_once: bool = True,
@@ -116,6 +120,7 @@ def start(
             seeded,
             limits,
             board,
+            max_retries,
         ),
         batch_size=batch,
         **pool,

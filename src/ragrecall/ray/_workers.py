@@ -12,19 +12,20 @@ from typing import Any
 
 import pyarrow as pa
 
+from .._engines.stream import blocking
+from .._engines.stream import scored as stream_scores
 from .._errors import JudgeError
-from .._evaluate import astream, blocking
 from .._metrics.base import Metric
 from .._metrics.claims import ClaimCache
 from .._metrics.context_recall import ContextRecall
 from .._metrics.estimate import run_estimator
+from .._metrics.spec import MetricSpec
 from .._results_file import Record
 from .._schemas import RecallResult, Sample, Usage
 from ..prompts import PROMPT_VERSION
 from ._board import task_of
 from ._gate import GateClient, Limits
 from ._rows import RESULT_SCHEMA, result_rows
-from ._spec import MetricSpec
 
 __all__ = ["CLAIMS_SCHEMA", "Decomposer", "Scorer"]
 
@@ -118,7 +119,9 @@ class Scorer:
         seeded: bool,
         limits: Limits,
         board: Any = None,
+        max_retries: int | None = None,
     ):
+        self.max_retries = max_retries
         self.metrics = [
             _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate, limits)
             for s in specs
@@ -194,11 +197,12 @@ class Scorer:
             return False
 
         out: list[dict[str, Any]] = []
-        stream = astream(
+        stream = stream_scores(
             samples,
             self.metrics,
             concurrency=self.concurrency,
             timeout=self.timeout,
+            max_retries=self.max_retries,
             repeats=self.repeats,
             skip=skip if estimate is not None else None,
         )

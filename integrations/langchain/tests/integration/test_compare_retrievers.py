@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hashing_embeddings import HashingEmbeddings
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
-from langchain_ragrecall import HashingEmbeddings, retrieve_samples
+from langchain_ragrecall import retrieve_samples
 
 from ragrecall.cli import main
 

@@ -9,7 +9,8 @@ import pytest
 from langchain_core.vectorstores import VectorStoreRetriever
 from langchain_ragrecall import RecallCallbackHandler, RecallRetriever
 
-from ragrecall import ContextRecall, JsonlSink, RecallRecord
+from ragrecall import ContextRecall
+from ragrecall.sinks import JsonlSink, RecallRecord
 
 pytestmark = pytest.mark.judge
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from notebooks import run_notebook
-from ragrecall import JudgeModelError, resolve_model
+from ragrecall import JudgeModelError
+from ragrecall.judges import resolve_model
 
 NOTEBOOK = Path(__file__).parents[4] / "notebooks" / "langchain_quickstart.ipynb"
 

@@ -12,7 +12,8 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnableP
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 from langchain_ragrecall import RecallCallbackHandler, RecallRetriever
 
-from ragrecall import CallableSink, ClaimCache, ContextRecall, RecallLogger, RecallRecord
+from ragrecall import ClaimCache, ContextRecall, RecallLogger
+from ragrecall.sinks import CallableSink, RecallRecord
 from ragrecall.testing import ScriptedJudge
 
 Q = "Where is the Eiffel Tower?"

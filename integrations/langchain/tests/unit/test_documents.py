@@ -6,10 +6,11 @@ import math
 from datetime import date
 
 import pytest
+from hashing_embeddings import HashingEmbeddings
 from langchain_core.documents import Document
 from langchain_core.load import dumpd
 from langchain_core.vectorstores import InMemoryVectorStore
-from langchain_ragrecall import HashingEmbeddings, documents_to_chunks
+from langchain_ragrecall import documents_to_chunks
 
 from ragrecall import Sample
 

@@ -4,7 +4,7 @@ import langchain_ragrecall
 
 # fmt: off
 EXPECTED = [
-    "CapturedRetrieval", "HashingEmbeddings", "RecallCallbackHandler", "RecallEvaluator",
+    "CapturedRetrieval", "RecallCallbackHandler", "RecallEvaluator",
     "RecallRetriever", "References", "RetrieverStats", "as_runnable", "documents_to_chunks",
     "retrieve_samples",
 ]
@@ -36,7 +36,6 @@ def test_constructors_refuse_unknown_keywords() -> None:
         lambda: langchain_ragrecall.RecallRetriever(retriever=Empty(), k=3),
         lambda: langchain_ragrecall.RecallCallbackHandler({}, loger=None),
         lambda: langchain_ragrecall.RecallEvaluator(metric, question="q"),
-        lambda: langchain_ragrecall.HashingEmbeddings(dim=3),
     ]
     for build in builds:
         with pytest.raises((TypeError, ValidationError)):

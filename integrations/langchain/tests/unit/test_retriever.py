@@ -17,15 +17,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.vectorstores import VectorStoreRetriever
 from langchain_ragrecall import RecallCallbackHandler, RecallRetriever
 
-from ragrecall import (
-    ClaimCache,
-    ContextRecall,
-    JsonlSink,
-    RecallLogger,
-    RecallRecord,
-    Sample,
-    SQLiteSink,
-)
+from ragrecall import ClaimCache, ContextRecall, RecallLogger, Sample
+from ragrecall.sinks import JsonlSink, RecallRecord, SQLiteSink
 from ragrecall.testing import ScriptedJudge, keyword_reply
 
 Q = "Where is the Eiffel Tower?"
@@ -232,7 +225,7 @@ def test_full_queue_drops_and_counts(base_retriever: VectorStoreRetriever) -> No
 
 def test_a_given_logger_is_flushed_not_closed(base_retriever: VectorStoreRetriever) -> None:
     seen: list[RecallRecord] = []
-    from ragrecall import CallableSink
+    from ragrecall.sinks import CallableSink
 
     logger = RecallLogger([recall()], [CallableSink(seen.append)])
     with RecallRetriever(base_retriever, {Q: REF}, logger=logger) as retriever:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hashing_embeddings import HashingEmbeddings
 from langchain_core.documents import Document
 from langchain_core.runnables import ConfigurableField
 from langchain_core.vectorstores import InMemoryVectorStore
-from langchain_ragrecall import HashingEmbeddings, RecallRetriever, retrieve_samples
+from langchain_ragrecall import RecallRetriever, retrieve_samples
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 from pydantic import ValidationError
 

@@ -11,7 +11,8 @@ from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.evaluation.ragrecall import ContextRecallEvaluator
 
 from notebooks import run_notebook
-from ragrecall import JudgeModelError, resolve_model
+from ragrecall import JudgeModelError
+from ragrecall.judges import resolve_model
 
 pytestmark = pytest.mark.judge
 

@@ -16,15 +16,8 @@ from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr
 from llama_index.core.schema import QueryBundle
 from llama_index.evaluation.ragrecall import RecallCapture
 
-from ragrecall import (
-    CallableSink,
-    ClaimCache,
-    ContextRecall,
-    JsonlSink,
-    RecallLogger,
-    RecallRecord,
-    SQLiteSink,
-)
+from ragrecall import ClaimCache, ContextRecall, RecallLogger
+from ragrecall.sinks import CallableSink, JsonlSink, RecallRecord, SQLiteSink
 from ragrecall.testing import ScriptedJudge, keyword_reply
 
 

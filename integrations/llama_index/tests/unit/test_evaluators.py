@@ -82,7 +82,7 @@ async def test_async_matches_sync(query_engine: BaseQueryEngine) -> None:
 async def test_batch_eval_runner_equals_direct_calls(
     query_engine: BaseQueryEngine, questions: dict[str, tuple[str, str]]
 ) -> None:
-    ev = evaluator(passing_score=0.75)
+    ev = evaluator(min_score=0.75)
     queries = list(questions)
     references = [ref for ref, _ in questions.values()]
     runner = BatchEvalRunner({"context_recall": ev}, workers=2)
@@ -157,8 +157,8 @@ def test_any_metric_through_recall_evaluator() -> None:
 )
 def test_named_evaluators_build_their_metric(cls: Any, metric: type) -> None:
     judge = ScriptedJudge()
-    ev = cls(judge, passing_score=0.8)
-    assert type(ev.metric) is metric and ev.metric.judge is judge and ev.passing_score == 0.8
+    ev = cls(judge, min_score=0.8)
+    assert type(ev.metric) is metric and ev.metric.judge is judge and ev.min_score == 0.8
 
 
 def test_prompts_are_set_on_the_metric() -> None:
@@ -168,12 +168,18 @@ def test_prompts_are_set_on_the_metric() -> None:
         ev.update_prompts({"decompose": PromptTemplate("{x}")})
 
 
-def test_passing_score_is_checked() -> None:
-    with pytest.raises(ValueError, match="passing_score"):
-        evaluator(passing_score=2)
+def test_min_score_is_checked() -> None:
+    with pytest.raises(ValueError, match="min_score"):
+        evaluator(min_score=2)
 
 
-def test_threshold_is_a_deprecated_alias_of_passing_score() -> None:
-    with pytest.warns(DeprecationWarning, match="passing_score"):
+def test_passing_score_is_a_deprecated_alias_of_min_score() -> None:
+    with pytest.warns(DeprecationWarning, match="passing_score= is deprecated"):
+        ev = evaluator(passing_score=0.75)
+    assert ev.min_score == 0.75 and ev.passing_score == 0.75
+
+
+def test_threshold_is_a_deprecated_alias_of_min_score() -> None:
+    with pytest.warns(DeprecationWarning, match="threshold= is deprecated"):
         ev = evaluator(threshold=0.75)
-    assert ev.passing_score == 0.75
+    assert ev.min_score == 0.75

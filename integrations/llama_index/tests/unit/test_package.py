@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_public_names() -> None:
     # fmt: off
     assert package.__all__ == [
-        "ChunkRecallEvaluator", "ContextPrecisionEvaluator", "ContextRecallEvaluator", "JudgeSpec",
+        "ChunkRecallEvaluator", "ContextPrecisionEvaluator", "ContextRecallEvaluator",
         "LlamaIndexJudge", "Measure", "QuestionRecallEvaluator", "RecallCapture",
         "RecallEvaluationResult", "RecallEvaluator", "RecallPrecisionEvaluator", "ReferenceLookup",
         "ResponseRecallEvaluator", "RetrievalRecallMetric", "aevaluate_query_engine", "as_judge",
@@ -29,6 +29,8 @@ def test_public_names() -> None:
     ]
     # fmt: on
     assert all(hasattr(package, name) for name in package.__all__)
+    with pytest.warns(DeprecationWarning, match="JudgeSpec is deprecated"):
+        assert package.JudgeSpec is not None
 
 
 def test_namespace_portion_does_not_shadow_llama_index_core() -> None:

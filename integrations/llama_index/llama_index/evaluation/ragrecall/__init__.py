@@ -1,6 +1,8 @@
 """ragrecall for LlamaIndex: recall evaluators, query-engine evaluation, retrieval metrics,
 automatic capture from instrumentation events, and LlamaIndex LLMs as judges."""
 
+import warnings as _warnings
+
 from ._capture import RecallCapture, ReferenceLookup
 from ._evaluators import (
     ChunkRecallEvaluator,
@@ -12,7 +14,7 @@ from ._evaluators import (
     RecallPrecisionEvaluator,
     ResponseRecallEvaluator,
 )
-from ._judge import JudgeSpec, LlamaIndexJudge, as_judge
+from ._judge import LlamaIndexJudge, as_judge
 from ._nodes import chunks_from_nodes
 from ._query_engine import aevaluate_query_engine, evaluate_query_engine
 from ._retrieval import Measure, RetrievalRecallMetric
@@ -21,7 +23,6 @@ __all__ = [
     "ChunkRecallEvaluator",
     "ContextPrecisionEvaluator",
     "ContextRecallEvaluator",
-    "JudgeSpec",
     "LlamaIndexJudge",
     "Measure",
     "QuestionRecallEvaluator",
@@ -37,3 +38,17 @@ __all__ = [
     "chunks_from_nodes",
     "evaluate_query_engine",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "JudgeSpec":  # one public judge type now: ragrecall.judges.JudgeLike
+        _warnings.warn(
+            "JudgeSpec is deprecated and will be removed in 0.3; use ragrecall.judges.JudgeLike "
+            "(or a LlamaIndex LLM, which every evaluator also takes)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from ._judge import EvaluatorJudge
+
+        return EvaluatorJudge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

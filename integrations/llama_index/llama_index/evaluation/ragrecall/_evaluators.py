@@ -31,7 +31,7 @@ from ragrecall import (
     Sample,
 )
 
-from ._judge import JudgeSpec, as_judge
+from ._judge import EvaluatorJudge, as_judge
 from ._nodes import chunks_from_nodes, response_text, source_nodes
 
 __all__ = [
@@ -64,8 +64,8 @@ class RecallEvaluator(BaseEvaluator):
 
     Args:
         metric: a ragrecall metric, e.g. ``ContextRecall(judge=...)``.
-        passing_score: ``passing`` is ``score >= passing_score`` (``threshold`` is its
-            deprecated name).
+        min_score: ``passing`` is ``score >= min_score`` (the one name of the minimum score
+            everywhere; ``passing_score`` and ``threshold`` are its deprecated names).
 
     The reference answer comes as ``reference=`` (as for ``CorrectnessEvaluator``); known
     claims as ``reference_claims=``, and ids as ``retrieved_ids=`` / ``reference_ids=``.
@@ -75,20 +75,27 @@ class RecallEvaluator(BaseEvaluator):
         self,
         metric: Metric[RecallResult],
         *,
-        passing_score: float = 0.5,
+        min_score: float = 0.5,
+        passing_score: float | None = None,
         threshold: float | None = None,
     ) -> None:
-        if threshold is not None:
-            warnings.warn(
-                "threshold= is deprecated and will be removed in 0.3; use passing_score=",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            passing_score = threshold
-        if not 0.0 <= passing_score <= 1.0:
-            raise ValueError(f"passing_score must be in [0, 1], not {passing_score}")
+        for old, value in (("passing_score", passing_score), ("threshold", threshold)):
+            if value is not None:
+                warnings.warn(
+                    f"{old}= is deprecated and will be removed in 0.3; use min_score=",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                min_score = value
+        if not 0.0 <= min_score <= 1.0:
+            raise ValueError(f"min_score must be in [0, 1], not {min_score}")
         self._metric = metric
-        self.passing_score = passing_score
+        self.min_score = min_score
+
+    @property
+    def passing_score(self) -> float:
+        """Deprecated: ``min_score``."""
+        return self.min_score
 
     @property
     def metric(self) -> Metric[RecallResult]:
@@ -191,7 +198,7 @@ class RecallEvaluator(BaseEvaluator):
         return RecallEvaluationResult(
             **common,
             score=result.score,
-            passing=result.score >= self.passing_score,
+            passing=result.score >= self.min_score,
             feedback=feedback(result),
         )
 
@@ -223,7 +230,7 @@ class _NamedEvaluator(RecallEvaluator):
     Args:
         judge: a LangChain chat model, a LlamaIndex LLM (e.g. ``Settings.llm``), a
             ``"provider:model"`` string, or None for the embedded local judge.
-        passing_score: ``passing`` is ``score >= passing_score``.
+        min_score: ``passing`` is ``score >= min_score``.
         **metric_kwargs: passed to the metric's constructor.
     """
 
@@ -231,14 +238,17 @@ class _NamedEvaluator(RecallEvaluator):
 
     def __init__(
         self,
-        judge: JudgeSpec = None,
+        judge: EvaluatorJudge = None,
         *,
-        passing_score: float = 0.5,
+        min_score: float = 0.5,
+        passing_score: float | None = None,
         threshold: float | None = None,
         **metric_kwargs: Any,
     ) -> None:
         metric = self.metric_class(judge=as_judge(judge), **metric_kwargs)
-        super().__init__(metric, passing_score=passing_score, threshold=threshold)
+        super().__init__(
+            metric, min_score=min_score, passing_score=passing_score, threshold=threshold
+        )
 
 
 class ContextRecallEvaluator(_NamedEvaluator):

@@ -18,10 +18,14 @@ from llama_index.core.base.llms.base import BaseLLM
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
 from pydantic import ConfigDict, model_validator
 
-__all__ = ["JudgeSpec", "LlamaIndexJudge", "as_judge"]
+from ragrecall.judges import JudgeLike
 
-# What an evaluator's ``judge=`` accepts.
-JudgeSpec = BaseChatModel | BaseLLM | str | None
+__all__ = ["EvaluatorJudge", "LlamaIndexJudge", "as_judge"]
+
+# What an evaluator's ``judge=`` accepts: ragrecall's one judge type, or a LlamaIndex LLM
+# (wrapped as a ``LlamaIndexJudge``). Not exported: the public type is ragrecall.judges'
+# ``JudgeLike`` (the old public name ``JudgeSpec`` is deprecated).
+EvaluatorJudge = JudgeLike | BaseLLM
 
 _ROLES = {
     "system": MessageRole.SYSTEM,
@@ -86,15 +90,15 @@ class LlamaIndexJudge(BaseChatModel):
         return _result(await self.llm.achat(to_chat_messages(messages)))
 
 
-def as_judge(judge: JudgeSpec) -> BaseChatModel | str | None:
+def as_judge(judge: EvaluatorJudge) -> JudgeLike:
     """A LlamaIndex LLM wrapped in ``LlamaIndexJudge``; anything else as ragrecall takes it."""
     if isinstance(judge, BaseLLM):
         return LlamaIndexJudge(llm=judge)
-    if judge is None or isinstance(judge, (BaseChatModel, str)):
+    if judge is None or isinstance(judge, (BaseChatModel, str)) or callable(judge):
         return judge
     raise TypeError(
-        "judge must be a LangChain chat model, a LlamaIndex LLM, a 'provider:model' string "
-        f"or None, not {type(judge).__name__}"
+        "judge must be a LangChain chat model, a LlamaIndex LLM, a 'provider:model' string, "
+        f"a factory or None, not {type(judge).__name__}"
     )
 
 

@@ -20,12 +20,12 @@ from html import escape
 from pathlib import Path
 from typing import Literal
 
-from ._csv_cells import write_csv
-from ._html import _page, highlight
-from ._metrics.attribution import DEFAULT_DECISION, Decision
-from ._results_file import Record
-from ._schemas import ClaimVerdict, RecallResult
-from .prompts import PROMPT_VERSION
+from .._csv_cells import write_csv
+from .._html import highlight, page
+from .._metrics.decision import DEFAULT_DECISION, Decision
+from .._results_file import Record
+from .._schemas import ClaimVerdict, RecallResult
+from ..prompts import PROMPT_VERSION
 
 __all__ = ["ReviewItem", "pick_for_review", "review_csv", "review_page"]
 
@@ -239,7 +239,7 @@ def review_page(items: Sequence[ReviewItem], *, title: str = "") -> str:
         body.append('<p class="dim">Nothing to review.</p>')
     for n, item in enumerate(items, start=1):
         body.append(_item_html(n, len(items), item))
-    return _page(f"ragrecall review {title}", "\n".join(body), script=_REVIEW_JS, css=_REVIEW_CSS)
+    return page(f"ragrecall review {title}", "\n".join(body), script=_REVIEW_JS, css=_REVIEW_CSS)
 
 
 def _item_html(n: int, total: int, item: ReviewItem) -> str:

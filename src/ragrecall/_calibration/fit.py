@@ -16,212 +16,29 @@ version it was fitted for; applying it to another is refused (``CalibrationError
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-import json
 import math
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from .._errors import CalibrationError
+from .._metrics.decision import (
+    DEFAULT_DECISION,
+    Agreement,
+    CalibrationProfile,
+    Decision,
+    logit,
+    sigmoid,
+)
+from ..stats import balanced_accuracy, cohen_kappa, expected_calibration_error
+from .labels import Label, read_labels
 
-from ._csv_cells import read_cell
-from ._errors import CalibrationError, SampleError
-from ._metrics.attribution import DEFAULT_DECISION, Decision
-from ._safe_io import lines, loads, regular_file
-from .prompts import PROMPT_VERSION
-from .stats import balanced_accuracy, cohen_kappa, expected_calibration_error
-
-__all__ = [
-    "Agreement",
-    "CalibrationError",
-    "CalibrationProfile",
-    "Label",
-    "calibrate",
-    "read_labels",
-]
+__all__ = ["MIN_LABELS", "calibrate"]
 
 MIN_LABELS = 20  # fewer labelled verdicts with P(supported): the defaults stay
 _THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 _WEIGHTS = [round(0.1 * i, 1) for i in range(7)]
 _EPS = 1e-6
-
-
-class Label(BaseModel):
-    """A person's label of one verdict (a line of the review page's export, or a CSV row).
-    Numbers are range-checked: a probability or overlap outside [0, 1], NaN or infinity is
-    refused, so that one bad row cannot move the fit."""
-
-    key: str = Field(description="The sample's key in the results file.")
-    occurrence: int = Field(1, ge=0)
-    claim: str
-    label: Literal["supported", "not_supported", "skip"]
-    pick: str = Field("random", description="uncertain, random or unscorable (pick_for_review).")
-    attributed: bool | None = Field(None, description="The judge's verdict (None: unscorable).")
-    p_supported: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
-    word_overlap: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
-    judge: str = ""
-    prompt_version: str = PROMPT_VERSION
-    sample_id: str | None = None
-
-
-class Agreement(BaseModel):
-    """How often the judge's verdicts agree with the person's labels."""
-
-    model_config = ConfigDict(strict=True)  # a profile file is checked field by field
-
-    n: int = Field(ge=0, description="Labelled verdicts compared (skips left out).")
-    balanced_accuracy: float | None
-    balanced_accuracy_ci: tuple[float, float] | None
-    kappa: float | None = Field(description="Cohen's kappa.")
-    kappa_ci: tuple[float, float] | None
-    ece: float | None = Field(
-        None, description="Expected calibration error of P(supported) (10 equal-width bins)."
-    )
-
-
-class CalibrationProfile(BaseModel):
-    """What ``calibrate`` fitted, for one judge and prompt version. Every field is checked
-    when a profile is read: its type (no number as text, no 0 or 1 as a flag), range and
-    finiteness; a missing field is refused."""
-
-    model_config = ConfigDict(strict=True)
-
-    judge: str = Field(description="Metric.judge_id() of the judge the labels were made on.")
-    prompt_version: str
-    scale_a: float = Field(
-        ge=0.0,
-        allow_inf_nan=False,
-        description="Platt slope on logit(P(supported)); 0: P(supported) says nothing.",
-    )
-    scale_b: float = Field(allow_inf_nan=False, description="Platt intercept.")
-    support_threshold: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    lexical_weight: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    labels: int = Field(ge=0, description="Labelled verdicts (skips left out).")
-    moved: bool = Field(description="The decision moved from the defaults.")
-    note: str = Field("", description="Why the decision moved or stayed.")
-    agreement: dict[str, Agreement] = Field(
-        default_factory=dict,
-        description="before / after over every label (after: held-out folds); before_random / "
-        "after_random over the random share only (unbiased picks; after_random applies the "
-        "fitted decision to labels it was fitted on).",
-    )
-
-    @property
-    def id(self) -> str:
-        """A digest of the fitted numbers: results record it (``RecallResult.calibration``)."""
-        fitted = [self.judge, self.prompt_version, self.scale_a, self.scale_b]
-        fitted += [self.support_threshold, self.lexical_weight]
-        return hashlib.sha256(json.dumps(fitted).encode()).hexdigest()[:16]
-
-    @property
-    def decision(self) -> Decision:
-        return Decision(self.support_threshold, self.lexical_weight)
-
-    def scale(self, p: float) -> float:
-        """P(supported) calibrated."""
-        return _sigmoid(self.scale_a * _logit(p) + self.scale_b)
-
-    def check(self, judge: str, prompt_version: str = PROMPT_VERSION) -> None:
-        """Raise CalibrationError unless the profile was made for this judge and prompts."""
-        if judge != self.judge:
-            raise CalibrationError(
-                f"the calibration profile was fitted for judge {self.judge!r}, not {judge!r}; "
-                "label this judge's verdicts (ragrecall review) and calibrate again"
-            )
-        if prompt_version != self.prompt_version:
-            raise CalibrationError(
-                f"the calibration profile was fitted for prompt version {self.prompt_version!r}, "
-                f"not {prompt_version!r}; label and calibrate again"
-            )
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> CalibrationProfile:
-        """Read a profile file; a file that is not one raises CalibrationError naming it."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise CalibrationError(f"{path}: cannot read the calibration profile: {err}") from err
-        try:
-            return cls.model_validate_json(text)
-        except ValidationError as err:
-            raise CalibrationError(
-                f"{path}: not a ragrecall calibration profile: {field_errors(err)}"
-            ) from err
-
-
-def read_labels(path: str | Path) -> list[Label]:
-    """Labels from the review page's JSONL export or the review CSV (its ``label`` column:
-    supported, not_supported, skip; blank is skip). Bad rows raise SampleError naming the file,
-    line and field."""
-    path = Path(path)
-    regular_file(path, "labels file")
-    with path.open("rb") as f:
-        rows = _csv_labels(f, path) if path.suffix.lower() == ".csv" else _jsonl_labels(f, path)
-        labels: list[Label] = []
-        for n, row in rows:
-            try:
-                labels.append(Label.model_validate(row))
-            except ValidationError as err:
-                message = f"not a label: {field_errors(err)}"
-                raise SampleError(message, file=str(path), line=n) from err
-    return labels
-
-
-def _jsonl_labels(f: IO[bytes], path: Path) -> Iterator[tuple[int, Any]]:
-    for n, raw in lines(f, path):
-        try:
-            if raw.strip():
-                yield n, loads(raw.decode("utf-8-sig" if n == 1 else "utf-8"))
-        except json.JSONDecodeError as err:
-            raise SampleError(f"not JSON: {err.msg}", file=str(path), line=n) from err
-        except UnicodeDecodeError as err:
-            raise SampleError(f"not UTF-8: {err.reason}", file=str(path), line=n) from err
-
-
-def _csv_labels(f: IO[bytes], path: Path) -> Iterator[tuple[int, Any]]:
-    reader = csv.DictReader(io.TextIOWrapper(f, encoding="utf-8-sig", newline=""))
-    try:
-        for row in reader:
-            yield reader.line_num, _csv_row(row)
-    except csv.Error as err:
-        raise SampleError(f"unreadable CSV: {err}", file=str(path), line=reader.line_num) from err
-    except UnicodeDecodeError as err:
-        raise SampleError(f"not UTF-8: {err.reason}", file=str(path), line=reader.line_num) from err
-
-
-def field_errors(err: ValidationError) -> str:
-    """Pydantic's errors, one clause each: ``field 'scale_a': Input should be greater than 0``
-    (a missing field: ``field 'scale_b': Field required``)."""
-    return "; ".join(
-        f"field {'.'.join(str(part) for part in e['loc']) or '(whole)'!r}: {e['msg']}"
-        + ("" if e["type"] == "missing" else f" (got {_shown(e.get('input'))})")
-        for e in err.errors()
-    )
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _csv_row(row: dict[str, str]) -> dict[str, Any]:
-    value: dict[str, Any] = {
-        k: read_cell(v) for k, v in row.items() if k is not None and isinstance(v, str) and v
-    }
-    label = (row.get("label") or "skip").strip().lower().replace(" ", "_")
-    value["label"] = {"yes": "supported", "y": "supported", "no": "not_supported"}.get(
-        label, {"n": "not_supported"}.get(label, label)
-    )
-    if "attributed" in value:
-        value["attributed"] = value["attributed"].strip().lower() == "true"
-    return value
 
 
 def calibrate(
@@ -329,7 +146,7 @@ Fit = Sequence[tuple[Label, bool]]
 
 def _platt_predict(fit: Fit, train: list[int]) -> Callable[[int], float]:
     a, b = _platt([fit[i][0].p_supported or 0.0 for i in train], [fit[i][1] for i in train])
-    return lambda i: _sigmoid(a * _logit(fit[i][0].p_supported or 0.0) + b)
+    return lambda i: sigmoid(a * logit(fit[i][0].p_supported or 0.0) + b)
 
 
 def _tuned_predict(fit: Fit, train: list[int]) -> Callable[[int], float]:
@@ -419,15 +236,6 @@ def _bootstrap(
     return values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, _EPS), 1 - _EPS)
-    return math.log(p / (1 - p))
-
-
-def _sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
-
-
 def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
     """Platt's fit of ``sigmoid(a * logit(p) + b)`` (his smoothed targets), by damped Newton
     steps, with a small ridge on the slope's distance from 1. The slope is never negative: where
@@ -436,7 +244,7 @@ def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
     positives = sum(true)
     negatives = len(true) - positives
     hi, lo = (positives + 1) / (positives + 2), 1 / (negatives + 2)
-    xs = [_logit(v) for v in p]
+    xs = [logit(v) for v in p]
     ys = [hi if t else lo for t in true]
     ridge = 1e-2
 
@@ -454,7 +262,7 @@ def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
         ga, gb = ridge * (a - 1), 0.0
         haa, hab, hbb = ridge, 0.0, 1e-9
         for x, y in zip(xs, ys, strict=True):
-            q = _sigmoid(a * x + b)
+            q = sigmoid(a * x + b)
             ga += (q - y) * x
             gb += q - y
             w = q * (1 - q)

@@ -1,4 +1,5 @@
-"""``HashingEmbeddings``: a tiny deterministic lexical embedding for offline demos and tests.
+"""``HashingEmbeddings``: a tiny deterministic lexical embedding for offline tests (moved here
+from langchain_ragrecall, which no longer exports a toy).
 
 Bag of lower-cased words (and word bigrams), each hashed (blake2b) into one of ``dims``
 buckets with a hashed sign, L2-normalised. No model, no network; texts sharing words are

@@ -1,0 +1,154 @@
+"""What ``eval`` prints when a run ends: the summary table, the lowest samples with their missing
+claims, the noisiest across repeats, this run's judge usage, the HTML report; then the gates
+(``--min-score``, ``--max-unscorable``, the budget) and the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .._budget import Budget
+from .._html import eval_report
+from .._results_file import Record
+from .._schemas import Usage
+from .._summary import RunSummary
+from ._exit import BUDGET_STOPPED, GATE_FAILED, OK, output_failed
+from ._text import PlainConsole
+
+__all__ = ["finish"]
+
+
+def finish(
+    summary: RunSummary,
+    records: list[Record],
+    budget: Budget,
+    usage: Usage,
+    elapsed: float,
+    total_samples: int,
+    args: argparse.Namespace,
+    console: Console,
+) -> int:
+    console.print(_table(summary, total_samples, args.repeats))
+    _print_worst(summary, console)
+    if args.repeats > 1:
+        _print_spread(summary, console)
+    u = usage
+    console.print(
+        f"this run: judge calls {u.calls} ({u.retries} retries), prompt tokens {u.prompt_tokens} "
+        f"({u.cached_tokens} cached), completion tokens {u.completion_tokens}, "
+        f"{elapsed:.1f} s"
+    )
+    if args.out:
+        console.print(f"results: {args.out}")
+    unwritten: int | None = None
+    if args.report:
+        try:
+            page = eval_report(records, summary.names, title=str(args.data))
+            args.report.write_text(page, "utf-8")
+            console.print(f"report: {args.report}")
+        except OSError as err:
+            kept = None if args.out else records
+            what = f"the report {args.report}"
+            unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
+    failures = []
+    first = summary.metrics[0]
+    mean = first.mean
+    if args.min_score is not None and (mean is None or mean < args.min_score):
+        shown = "n/a" if mean is None else f"{mean:.3f}"
+        failures.append(f"{first.name} mean {shown} is below --min-score {args.min_score}")
+    for s in summary.metrics:
+        if s.unscorable_share > args.max_unscorable:
+            failures.append(
+                f"{s.name}: {s.unscorable_share:.1%} unscorable exceeds "
+                f"--max-unscorable {args.max_unscorable:.1%}"
+            )
+    if budget.spent:
+        over = budget.over()
+        console.print(
+            f"[yellow]stopped at the budget[/] (--max-calls {args.max_calls}, "
+            f"--max-tokens {args.max_tokens}): {summary.count} of {total_samples} "
+            "samples done; a sample starts only if its estimated calls fit"
+            + (f"; {over} over: samples in flight spent more than estimated" if over else "")
+            + (f"; run again to resume from {args.out}" if args.out else "")
+        )
+        return BUDGET_STOPPED
+    for failure in failures:
+        console.print(f"[red]FAIL[/] {escape(failure)}")
+    if not failures:
+        console.print("[green]PASS[/]")
+    if unwritten is not None:
+        return unwritten
+    return GATE_FAILED if failures else OK
+
+
+def _print_worst(summary: RunSummary, console: Console) -> None:
+    name = summary.names[0]
+    worst = summary.worst()
+    if not worst:
+        return
+    console.print(f"[bold]lowest {name}[/]")
+    for r in worst:
+        result = r.results[name]
+        score = r.score(name)
+        label = "unscorable" if score is None else f"{score:.2f}"
+        console.print(
+            f"  [{label}] #{r.index} {escape(r.sample.user_input or r.key)}", highlight=False
+        )
+        if score is None:
+            console.print(f"      reason: {escape(result.reason)}", highlight=False)
+        reasons = {v.claim: v.reason for v in result.verdicts}
+        for claim in result.missing:
+            why = reasons.get(claim)
+            console.print(
+                f"      [red]missing[/] {escape(claim)}"
+                + (f" [dim]({escape(why)})[/]" if why else ""),
+                highlight=False,
+            )
+
+
+def _print_spread(summary: RunSummary, console: Console) -> None:
+    table = Table(
+        title=f"{summary.names[0]}: noisiest samples across repeats", title_justify="left"
+    )
+    for column in ("sample", "std", "min", "max"):
+        table.add_column(column, justify="left" if column == "sample" else "right")
+    for std, low, high, label in summary.noisiest():
+        table.add_row(escape(label), f"{std:.3f}", f"{low:.2f}", f"{high:.2f}")
+    console.print(table)
+
+
+def _table(summary: RunSummary, total_samples: int, repeats: int) -> Table:
+    table = Table(
+        title=f"ragrecall eval: {summary.count} of {total_samples} samples",
+        title_justify="left",
+    )
+    for column in ("metric", "mean", "95% CI", "scored", "unscorable"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    with_judge = any(s.ci_with_judge is not None for s in summary.metrics)
+    if with_judge:
+        table.add_column("95% CI with judge uncertainty", justify="right")
+    if repeats > 1:
+        table.add_column("judge noise ±", justify="right")
+        table.add_column("mean / max sample std", justify="right")
+    for s in summary.metrics:
+        mean, ci = s.mean, s.ci
+        row = [
+            s.name,
+            "n/a" if mean is None else f"{mean:.3f}",
+            "" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+            str(len(s.scores)),
+            f"{s.unscorable} ({s.unscorable_share:.0%})",
+        ]
+        if with_judge:
+            both = s.ci_with_judge
+            row.append("" if both is None else f"[{both[0]:.3f}, {both[1]:.3f}]")
+        if repeats > 1:
+            noise = s.noise_se
+            row.append("" if noise is None else f"{1.96 * noise:.3f}")
+            row.append(f"{statistics.fmean(s.stds):.3f} / {max(s.stds):.3f}" if s.stds else "")
+        table.add_row(*row)
+    return table

@@ -1,0 +1,58 @@
+"""The judge: any LangChain chat model, a ``"provider:model"`` string, a factory, or None for
+the embedded local judge (``JudgeLike``, what every metric, ``MetricSpec`` and engine takes);
+the embedded judge itself (``LocalJudge``, loaded on first use); typed replies from any chat
+model (``structured``) and the chains the metrics ask (``attribution_chain``,
+``decomposition_chain``); the retry and deadline ``Policy`` of judge calls.
+"""
+
+import typing as _typing
+from importlib import import_module as _import_module
+
+# Each public name and the module it lives in, imported on first use.
+_EXPORTS: dict[str, str] = {
+    "JudgeLike": "ragrecall._judge.resolve",
+    "resolve_judge": "ragrecall._judge.resolve",
+    "Policy": "ragrecall._judge.drive",
+    "structured": "ragrecall._judge.structured",
+    "DEFAULT_MODEL": "ragrecall._local",
+    "LocalJudge": "ragrecall._local",
+    "ModelInfo": "ragrecall._local",
+    "resolve_model": "ragrecall._local",
+    "attribution_chain": "ragrecall._metrics.attribution",
+    "decomposition_chain": "ragrecall._metrics.claims",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragrecall.judges' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+if _typing.TYPE_CHECKING:
+    from ._judge.drive import Policy
+    from ._judge.resolve import JudgeLike, resolve_judge
+    from ._judge.structured import structured
+    from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
+    from ._metrics.attribution import attribution_chain
+    from ._metrics.claims import decomposition_chain
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "JudgeLike",
+    "LocalJudge",
+    "ModelInfo",
+    "Policy",
+    "attribution_chain",
+    "decomposition_chain",
+    "resolve_judge",
+    "resolve_model",
+    "structured",
+]

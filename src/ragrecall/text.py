@@ -1,0 +1,44 @@
+"""The text work beside the judge: sentences (``split_sentences``), word overlap, passages
+that address the judge (``instructs_judge``), the claim store (``default_claim_cache``) and a
+claim set's digest (``claim_set_hash``).
+"""
+
+import typing as _typing
+from importlib import import_module as _import_module
+
+# Each public name and the module it lives in, imported on first use.
+_EXPORTS: dict[str, str] = {
+    "split_sentences": "ragrecall._metrics.evidence",
+    "word_overlap": "ragrecall._metrics.evidence",
+    "instructs_judge": "ragrecall._metrics.injection",
+    "default_claim_cache": "ragrecall._metrics.context_recall",
+    "claim_set_hash": "ragrecall._schemas",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragrecall.text' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+if _typing.TYPE_CHECKING:
+    from ._metrics.context_recall import default_claim_cache
+    from ._metrics.evidence import split_sentences, word_overlap
+    from ._metrics.injection import instructs_judge
+    from ._schemas import claim_set_hash
+
+__all__ = [
+    "claim_set_hash",
+    "default_claim_cache",
+    "instructs_judge",
+    "split_sentences",
+    "word_overlap",
+]

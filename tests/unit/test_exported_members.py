@@ -1,0 +1,103 @@
+"""The public surface, pinned (after httpx's ``tests/test_exported_members.py``): every name
+``ragrecall`` and its public submodules export, nothing leaked beside them (``Any``,
+``TYPE_CHECKING``, an imported module), and the old top-level names still working, with a
+DeprecationWarning, for one minor version."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import ragrecall
+
+# fmt: off
+TOP = [
+    "CalibrationError", "Chunk", "ChunkRecall", "ChunkRecallResult", "ChunkRelevance",
+    "ChunkVerdict", "ClaimCache", "ClaimSet", "ClaimVerdict", "ContextPrecision", "ContextRecall",
+    "EvaluationReport", "JudgeError", "JudgeInfo", "JudgeModelError", "JudgeRateLimitError",
+    "Metric", "ModelIntegrityError", "NotAssessed", "PrecisionResult", "QuestionRecall",
+    "QuestionRecallResult", "RagrecallError", "RecallLogger", "RecallPrecision",
+    "RecallPrecisionResult", "RecallResult", "RelevantItem", "ResponseRecall", "RetrievalRecall",
+    "RetrievalResult", "Sample", "SampleError", "ScoredSample", "SubQuestionVerdict",
+    "TracedSamples", "Usage", "__version__", "aevaluate", "astream", "calibrate", "evaluate",
+    "load_samples", "load_traces",
+]
+SUBMODULES = {
+    "ragrecall.engines": [
+        "BatchEngine", "Budget", "Engine", "LocalEngine", "MetricLike", "MetricSpec", "Outcome",
+        "RunSettings", "factory", "server",
+    ],
+    "ragrecall.judges": [
+        "DEFAULT_MODEL", "JudgeLike", "LocalJudge", "ModelInfo", "Policy", "attribution_chain",
+        "decomposition_chain", "resolve_judge", "resolve_model", "structured",
+    ],
+    "ragrecall.sinks": [
+        "CallableSink", "JsonlSink", "LangSmithSink", "LoggerStats", "RecallRecord", "SQLiteSink",
+        "Sink",
+    ],
+    "ragrecall.calibration": [
+        "Agreement", "CalibrationProfile", "Decision", "Label", "calibrate", "read_labels",
+    ],
+    "ragrecall.text": [
+        "claim_set_hash", "default_claim_cache", "instructs_judge", "split_sentences",
+        "word_overlap",
+    ],
+    "ragrecall.testing": [
+        "RecallAssertionError", "Reply", "ScriptedJudge", "TextOnlyJudge", "aassert_recall",
+        "assert_recall", "keyword_reply", "passages", "recall_metric",
+    ],
+}
+# fmt: on
+LAZY = ["ragrecall", "ragrecall.engines", "ragrecall.judges", "ragrecall.sinks"]
+LAZY += ["ragrecall.calibration", "ragrecall.text"]
+
+
+def test_the_top_level_is_pinned_and_small() -> None:
+    assert ragrecall.__all__ == sorted(TOP, key=str.casefold) or sorted(
+        ragrecall.__all__
+    ) == sorted(TOP)
+    assert len(ragrecall.__all__) <= 45
+    assert dir(ragrecall) == ragrecall.__all__
+
+
+@pytest.mark.parametrize("name", LAZY)
+def test_every_name_loads_and_nothing_else_is_exported(name: str) -> None:
+    """In a fresh interpreter: each exported name loads; then the module holds exactly them
+    (``Any``, ``TYPE_CHECKING`` or a helper imported at the top would show here)."""
+    code = (
+        f"import {name} as m, types\n"
+        "[getattr(m, n) for n in m.__all__]\n"
+        "print(sorted(n for n, v in vars(m).items() if (not n.startswith('_') or "
+        "n == '__version__') and not isinstance(v, types.ModuleType)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    module = importlib.import_module(name)
+    assert out.stdout.strip() == repr(sorted(module.__all__))
+    assert "Any" not in out.stdout and "TYPE_CHECKING" not in out.stdout
+
+
+@pytest.mark.parametrize(("name", "expected"), SUBMODULES.items())
+def test_public_submodules_are_pinned(name: str, expected: list[str]) -> None:
+    module = importlib.import_module(name)
+    assert sorted(module.__all__) == sorted(expected)
+    assert all(getattr(module, n) is not None for n in expected)
+
+
+@pytest.mark.parametrize("name", sorted(ragrecall._MOVED))
+def test_a_moved_name_still_works_and_warns(name: str) -> None:
+    with pytest.warns(DeprecationWarning, match=f"ragrecall.{name} is deprecated"):
+        value = getattr(ragrecall, name)
+    home = "ragrecall.engines" if name == "evaluate_batch" else ragrecall._MOVED[name]
+    if name != "evaluate_batch":
+        assert value is getattr(importlib.import_module(home), name)
+    assert name not in ragrecall.__all__ and name not in dir(ragrecall)
+
+
+def test_unknown_names_raise_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'Any'"):
+        ragrecall.Any  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'TYPE_CHECKING'"):
+        ragrecall.TYPE_CHECKING  # noqa: B018
