@@ -22,6 +22,7 @@ from typing import Any, ParamSpec, TypeVar
 from pydantic import BaseModel, Field
 
 from ._data import iter_samples, load_samples
+from ._extras import requires
 from ._metrics.base import Metric
 from ._metrics.context_recall import ContextRecall
 from ._metrics.repeats import combine_runs
@@ -66,7 +67,8 @@ class EvaluationReport(BaseModel):
         ``retrieved_contexts`` as texts, ``reference``, ``response``, ids, ...; those no sample
         has are left out), then per metric its score, and ``<metric>_status``, ``_reason`` and
         ``_missing``."""
-        import pandas as pd
+        with requires("to_pandas"):
+            import pandas as pd
 
         given = {name for s in self.samples for name in s.model_fields_set}
         columns = [name for name in Sample.model_fields if name in given]

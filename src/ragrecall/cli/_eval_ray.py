@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .._errors import JudgeModelError
+from .._extras import requires
 from .._metrics.base import MetricOptions
 from .._run import Budget
 from .._schemas import Sample, Usage
@@ -63,13 +64,12 @@ def run_ray(
     """Score ``samples`` on Ray and ``finish`` as the local engine does (``_eval._finish``:
     the summary, the report, the gates and the exit code)."""
     try:
-        import ray
+        with requires("--engine ray"):
+            import ray
 
-        import ragrecall.ray as rr
+            import ragrecall.ray as rr
     except ImportError as err:
-        err_console.print(
-            f"[red]error:[/] --engine ray needs Ray: pip install 'ragrecall[ray]' ({err})"
-        )
+        err_console.print(f"[red]error:[/] {escape(str(err))}")
         return USAGE_ERROR
     if args.workers < 1:
         err_console.print("[red]error:[/] --workers must be at least 1")

@@ -15,12 +15,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import ray.data
+from .._extras import requires
 
-from ._gate import Limits
-from ._run import RayRun, start
-from ._spec import JudgeSpec, MetricSpec, factory, server
-from ._summary import iter_records, report, summarize
+with requires("ragrecall.ray"):
+    import ray.data
+
+    from ._gate import Limits
+    from ._run import RayRun, start
+    from ._spec import JudgeSpec, MetricSpec, factory, server
+    from ._summary import iter_records, report, summarize
 
 __all__ = [
     "JudgeSpec",
