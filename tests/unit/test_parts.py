@@ -60,7 +60,7 @@ def test_public_api_is_pinned() -> None:
         assert hasattr(ragrecall, name), name
     adapters = [
         "ReferenceBook", "References", "RunTree", "SampleKey", "as_reference", "blocking",
-        "check_rate", "sampled",
+        "check_rate", "error_type", "sampled",
     ]  # fmt: skip
     for module, names in (
         (ragrecall.prompts, PROMPTS),

@@ -15,7 +15,7 @@ from .._data import iter_rows, load_samples
 from .._errors import SampleError
 from .._evaluate import EvaluationReport
 from .._schemas import Chunk, RecallResult, Sample
-from ..adapters import ReferenceBook
+from ..adapters import ReferenceBook, error_type
 from .langsmith import is_run, run_spans
 from .otlp import Evaluation, OtlpFile, read_otlp
 from .spans import Document, Retrieval, Span, retrievals
@@ -59,7 +59,8 @@ class TracedSamples:
         """Write the traces again to ``path`` (OTLP JSON) with each sample's results on the
         retriever spans it was read from: OpenInference ``evaluations.{i}.evaluation.{name,
         score,label,explanation,annotator_kind}`` attributes and an OTel GenAI
-        ``gen_ai.evaluation.result`` event per metric. ``results``: an ``EvaluationReport``
+        ``gen_ai.evaluation.result`` event per metric (with ``error.type`` where the result
+        is unscorable: ``ragrecall.adapters.error_type``). ``results``: an ``EvaluationReport``
         of ``samples``, or one ``{metric: result}`` (or None) per sample. Returns the number
         of spans annotated."""
         if self._otlp is None:
@@ -272,4 +273,5 @@ def _evaluation(name: str, result: RecallResult) -> Evaluation:
         "label": label,
         "explanation": explanation,
         "annotator_kind": "LLM" if result.judge is not None else "CODE",
+        "error_type": error_type(result),
     }
