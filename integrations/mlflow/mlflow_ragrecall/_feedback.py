@@ -20,12 +20,16 @@ _NUMBERS = ("recall", "precision", "average_precision", "f1", "hit_rate", "mrr",
 
 
 def as_feedback(name: str, result: RecallResult, span_id: str | None = None) -> Feedback:
-    """``result`` as a Feedback named ``name``, on the retriever span ``span_id``."""
+    """``result`` as a Feedback named ``name``, on the retriever span ``span_id`` (also in the
+    metadata as ``retriever_span_id``: ``mlflow.genai.evaluate`` moves every Feedback onto
+    the trace's root span)."""
     if result.judge is not None:
         source = AssessmentSource(AssessmentSourceType.LLM_JUDGE, source_id=result.judge.model)
     else:
         source = AssessmentSource(AssessmentSourceType.CODE, source_id=f"ragrecall.{result.metric}")
     metadata = {FRAMEWORK_METADATA_KEY: FRAMEWORK, "metric": result.metric, "status": result.status}
+    if span_id is not None:
+        metadata["retriever_span_id"] = span_id
     if result.claims:
         metadata["claims"] = str(len(result.claims))
         metadata["missing"] = str(len(result.missing))
