@@ -65,6 +65,15 @@ class TracedSamples:
         of spans annotated."""
         if self._otlp is None:
             raise ValueError("write_scores writes OTLP JSON; these traces are a LangSmith export")
+        return self._otlp.write(Path(path), self.span_evaluations(results))
+
+    def span_evaluations(self, results: Results) -> dict[tuple[str, str], list[Evaluation]]:
+        """Each retriever span's results, by ``(trace_id, span_id)`` (a LangSmith export's
+        run ids): per metric a dict of ``name``, ``score`` (None where unscorable), ``label``
+        (``"unscorable"``, else None), ``explanation`` (the missing claims, or the reason),
+        ``annotator_kind`` (``"LLM"`` or ``"CODE"``) and ``error_type`` (unscorable only), as
+        ``write_scores`` writes them and a tracing tool's annotations take them.
+        ``results`` as for ``write_scores``."""
         if isinstance(results, EvaluationReport):
             names = list(results.results)
             rows: Sequence[Mapping[str, RecallResult] | None] = [
@@ -80,7 +89,7 @@ class TracedSamples:
             found = [_evaluation(name, result) for name, result in (row or {}).items()]
             for span in spans if found else []:
                 evaluations.setdefault(span, []).extend(found)
-        return self._otlp.write(Path(path), evaluations)
+        return evaluations
 
 
 def load_traces(
