@@ -1,7 +1,8 @@
-"""Against a real Phoenix server (``phoenix serve`` on 127.0.0.1, started here, data in a
-temporary folder): a LangChain retriever traced by OpenInference sends its spans to Phoenix
-and to an OTLP JSON file; ragrecall scores the file's retrievals; the scores posted as span
-annotations come back from Phoenix's API with name, score, label and explanation."""
+"""Against a real Phoenix server (``phoenix serve`` on 127.0.0.1, started here from its own
+venv, .venv-phoenix, data in a temporary folder): a LangChain retriever traced by
+OpenInference sends its spans to Phoenix and to an OTLP JSON file; ragrecall scores the file's
+retrievals; the scores posted as span annotations come back from Phoenix's API with name,
+score, label and explanation."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +28,8 @@ from ragrecall.cli import main
 pytestmark = pytest.mark.system
 
 PROJECT = "ragrecall-tests"  # the project the test spans name (conftest.traced)
+ROOT = Path(__file__).resolve().parents[4]
+PHOENIX = ROOT / ".venv-phoenix" / "bin" / "phoenix"
 
 
 def free_port() -> int:
@@ -39,6 +41,12 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Phoenix server of the tests' own; its base URL."""
+    if not PHOENIX.exists():
+        pytest.fail(
+            f"{PHOENIX} is missing: the Phoenix server runs from its own venv; make it with: "
+            "python3 -m venv .venv-phoenix && .venv-phoenix/bin/pip install -r "
+            "integrations/phoenix/tests/requirements-phoenix.txt (bash .ci/run does)"
+        )
     home = tmp_path_factory.mktemp("phoenix")
     port = free_port()
     env = {
@@ -51,7 +59,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     }
     log = (home / "server.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "phoenix.server.main", "serve"],
+        [str(PHOENIX), "serve"],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
