@@ -17,6 +17,16 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["RAGRECALL_CLAIMS_STORE"] = store
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks for the embedded judge must be marked ``judge``, so that the unit tier
+    (``-m "not system and not judge"``) never loads the model."""
+    for item in items:
+        if "local_judge" in getattr(item, "fixturenames", ()) and not item.get_closest_marker(
+            "judge"
+        ):
+            raise pytest.UsageError(f"{item.nodeid} uses local_judge: mark it judge")
+
+
 @pytest.fixture(scope="session")
 def local_judge() -> Iterator[LocalJudge]:
     """The real embedded judge, found as users find it; skips where no model is installed."""

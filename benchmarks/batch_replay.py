@@ -3,8 +3,8 @@ against ``evaluate()`` online, on the same samples and the same keyword judge.
 
     python benchmarks/batch_replay.py [--samples 2000] [--references 500] [--summary out.json]
 
-The servers run in child processes (``tests/batchserver.py`` for the Batch API, answering on
-its first poll; ``tests/faultserver.py`` online), so this process's CPU time is the client's
+The servers run in child processes (``testkit/batchserver.py`` for the Batch API, answering on
+its first poll; ``testkit/faultserver.py`` online), so this process's CPU time is the client's
 alone. Samples have 3 claims and 2 chunks; ``--references`` distinct references (several
 samples share one, as logged queries do). Reported: wall time, client CPU ms per sample,
 requests sent, batches and rounds. Batch mode replays a sample once per round it takes part
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "testkit"))
 
 from _common import commit, write_json
 from langchain_openai import ChatOpenAI

@@ -12,32 +12,31 @@ With the pytest plugin (installed with ragrecall), the ``assert_recall`` fixture
 with the session's judge: ``--recall-judge`` / ``$RAGRECALL_JUDGE`` (``local`` or
 ``provider:model``), or your own ``recall_judge`` fixture returning a chat model.
 
-``KeywordJudge`` is an offline stand-in for a judge in tests of the code around the scoring
-(adapters, pipelines, CI wiring): it answers ragrecall's prompts by word inclusion, instantly
-and deterministically. It measures nothing; never use its scores as results.
+To test code around a judge without a model, ``ScriptedJudge(reply=...)`` is a chat model
+that answers what ``reply(messages)`` returns; its default, ``keyword_reply``, supports a
+claim when all its words occur in a passage.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 
 from ._judge.resolve import JudgeLike
 from ._metrics.base import Metric
 from ._metrics.registry import build_metrics
 from ._schemas import RecallResult, Sample
+from ._scripted import Reply, ScriptedJudge, TextOnlyJudge, keyword_reply, passages
 
 __all__ = [
-    "KeywordJudge",
     "RecallAssertionError",
+    "Reply",
+    "ScriptedJudge",
+    "TextOnlyJudge",
     "aassert_recall",
     "assert_recall",
+    "keyword_reply",
+    "passages",
     "recall_metric",
 ]
 
@@ -127,70 +126,3 @@ def check(
     if result.reason:
         lines.append(f"note: {result.reason}")
     raise RecallAssertionError("\n".join(lines), result)
-
-
-_PASSAGE = re.compile(r'<passage id="(\d+)">\n(.*?)\n</passage>', re.DOTALL)
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
-
-
-class KeywordJudge(BaseChatModel):
-    """A rule-based stand-in for a judge, for tests (it measures nothing): a claim is
-    supported by the first passage that holds all its words (quoted whole); a passage is
-    relevant when the reference answer holds all its words; a reference splits into claims at
-    ". ". It answers in JSON text, as a model with no tool calling does. ``fail=True`` makes
-    every call raise ``ConnectionError`` (a judge that is down); ``calls`` counts the calls."""
-
-    fail: bool = False
-    calls: int = 0
-
-    @property
-    def _llm_type(self) -> str:
-        return "ragrecall-keyword"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.calls += 1
-        if self.fail:
-            raise ConnectionError("the judge is down")
-        human = next((str(m.content) for m in messages if m.type == "human"), "")
-        reply = json.dumps(_keyword_reply(human))
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
-
-
-def _keyword_reply(human: str) -> dict[str, Any]:
-    passages = {int(n): text for n, text in _PASSAGE.findall(human)}
-    if "\nReference answer: " in human:  # relevance (context precision)
-        reference = _words(human.split("\nReference answer: ", 1)[1].split("\n\n", 1)[0])
-        if not passages:  # one passage a call
-            passage = human.split("\n\nPassage:\n", 1)[1].rsplit("\n\n", 1)[0]
-            return {"relevant": _words(passage) <= reference}
-        return {
-            "verdicts": [
-                {"passage": n, "relevant": _words(text) <= reference}
-                for n, text in passages.items()
-            ]
-        }
-    if human.startswith("Question:") and "\nAnswer: " in human:  # decomposition
-        answer = human.split("\nAnswer: ", 1)[1]
-        return {"claims": [c.strip() for c in answer.split(". ") if c.strip()]}
-    if "\n\nClaims:\n" in human:  # several claims at once
-        verdicts = []
-        for line in human.split("\n\nClaims:\n", 1)[1].splitlines():
-            number, claim = line.split(". ", 1)
-            verdicts.append({"claim": int(number), **_support(claim, passages)})
-        return {"verdicts": verdicts}
-    return _support(human.split("\n\nClaim: ", 1)[-1], passages)
-
-
-def _support(claim: str, passages: Mapping[int, str]) -> dict[str, Any]:
-    hit = next((n for n, text in passages.items() if _words(claim) <= _words(text)), 0)
-    return {"supported": hit > 0, "passage": hit, "quote": passages.get(hit, "")}

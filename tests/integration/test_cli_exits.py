@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from fakes import ScriptedJudge
 
+pytestmark = pytest.mark.system  # signals sent to CLI processes
+
 ROOT = Path(__file__).resolve().parents[2]
 N = 40
 
@@ -28,7 +30,7 @@ def sleepy_judge() -> ScriptedJudge:
 
 
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    path = [str(ROOT / "tests"), str(ROOT / "tests" / "integration")]
+    path = [str(ROOT / "testkit"), str(ROOT / "tests" / "integration")]
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]),

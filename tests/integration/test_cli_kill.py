@@ -18,7 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fakes import ScriptedJudge
+
+pytestmark = pytest.mark.system  # runs killed at random points
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 30
@@ -84,7 +87,7 @@ def test_sigkill_at_random_points_loses_nothing_and_duplicates_nothing(tmp_path:
         **os.environ,
         "PYTHONPATH": os.pathsep.join(
             [
-                str(ROOT / "tests"),
+                str(ROOT / "testkit"),
                 str(ROOT / "tests" / "integration"),
                 os.environ.get("PYTHONPATH", ""),
             ]

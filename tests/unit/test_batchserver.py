@@ -95,7 +95,7 @@ def test_a_batch_runs_to_completion() -> None:
         assert batch.error_file_id is None and batch.output_file_id is not None
         assert batch.in_progress_at and batch.finalizing_at and batch.completed_at
         assert batch.expires_at == batch.created_at + 24 * 3600
-        assert batch.usage is not None and batch.usage.total_tokens > 0
+        assert batch.to_dict()["usage"]["total_tokens"] > 0  # typed only in newer SDKs
 
         output = lines_of(client, batch.output_file_id)
         assert set(output) == {"a", "b"}

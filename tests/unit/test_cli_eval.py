@@ -1,7 +1,7 @@
 """`ragrecall eval`: exit codes, resume, budgets, dry-run estimates, repeats, inputs.
 
 The judge is a fake chosen with ``--judge-factory MODULE:CALLABLE``: ``fakes:ScriptedJudge``
-(the keyword judge of tests/fakes.py), or factories of a module this file puts in sys.modules.
+(the keyword judge of ragrecall.testing), or factories of a module this file puts in sys.modules.
 """
 
 from __future__ import annotations

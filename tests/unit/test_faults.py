@@ -27,6 +27,8 @@ from ragrecall._judge.drive import run_sync
 from ragrecall._metrics.attribution import Decision, attribute, attribution_chain, pack
 from ragrecall._metrics.injection import instructs_judge
 
+pytestmark = pytest.mark.system  # fault servers that hang and fail on purpose
+
 N = 200
 MAX_RETRIES = 3
 TIMEOUT = 2.0  # ragrecall's deadline per call (async); the server hangs for 5 s

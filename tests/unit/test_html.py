@@ -7,6 +7,8 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._compare import compare_records
 from ragrecall._html import compare_report, eval_report, highlight, histogram_svg
@@ -114,6 +116,7 @@ CHROMIUM = next(
 )
 
 
+@pytest.mark.system
 def test_renders_in_headless_chromium(tmp_path: Path) -> None:
     # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
     assert CHROMIUM is not None, "headless Chromium is not installed (apt-get install chromium)"

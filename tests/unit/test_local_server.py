@@ -25,6 +25,8 @@ from ragrecall import JudgeModelError
 from ragrecall._local import LocalJudge, _server
 from ragrecall._local._server import JudgeServer, ServerConfig
 
+pytestmark = pytest.mark.system  # child processes started, killed and orphaned
+
 # Speaks the child's command line and the two endpoints we use; FAKE_MODE makes it misbehave.
 FAKE_CHILD = textwrap.dedent(
     """

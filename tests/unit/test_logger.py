@@ -147,7 +147,7 @@ print("submitted", flush=True)
 
 def run_script(tmp_path: Any, delay: float, exit_timeout: float) -> tuple[int, str]:
     out = tmp_path / "records.jsonl"
-    tests = str(Path(__file__).resolve().parents[1])
+    tests = str(Path(__file__).resolve().parents[2] / "testkit")
     script = EXIT_SCRIPT.format(tests=tests, delay=delay, out=str(out), exit_timeout=exit_timeout)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
@@ -157,11 +157,13 @@ def run_script(tmp_path: Any, delay: float, exit_timeout: float) -> tuple[int, s
     return written, done.stderr
 
 
+@pytest.mark.system
 def test_a_logger_left_open_is_flushed_at_program_exit(tmp_path: Any) -> None:
     written, err = run_script(tmp_path, delay=0.01, exit_timeout=30)
     assert written == 30 and "not yet written" not in err
 
 
+@pytest.mark.system
 def test_what_cannot_be_written_by_exit_timeout_is_counted_in_a_warning(tmp_path: Any) -> None:
     written, err = run_script(tmp_path, delay=0.2, exit_timeout=0.5)
     found = re.search(r"ended with (\d+) samples of a RecallLogger not yet written", err)

@@ -21,14 +21,16 @@ import ragrecall.ray as rr
 from ragrecall import ClaimCache, ContextRecall, Sample, evaluate
 from ragrecall.cli import main
 
-TESTS = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.system  # local Ray clusters
+
+ROOT = Path(__file__).resolve().parents[2]
 KEYWORD = rr.factory("ray_judges:keyword")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     marker = tmp_path_factory.mktemp("ray") / "killed"
-    paths = [str(TESTS.parent / "src"), str(TESTS), os.environ.get("PYTHONPATH", "")]
+    paths = [str(ROOT / "src"), str(ROOT / "testkit"), os.environ.get("PYTHONPATH", "")]
     env = {
         "PYTHONPATH": os.pathsep.join(p for p in paths if p),
         "RAGRECALL_CLAIMS_STORE": os.environ["RAGRECALL_CLAIMS_STORE"],
@@ -207,7 +209,7 @@ def test_eval_engine_ray_gates_budgets_and_exit_codes(tmp_path: Path) -> None:
 
 @pytest.mark.judge
 def test_the_example_dataset_with_the_embedded_judge_on_two_workers(tmp_path: Path) -> None:
-    example = TESTS.parent / "src" / "ragrecall" / "data" / "example.jsonl"
+    example = ROOT / "src" / "ragrecall" / "data" / "example.jsonl"
     local = evaluate(str(example))
     run = rr.run(str(example), ["context_recall"], out=tmp_path / "out", workers=2)
     summary = rr.summarize(run.results, ["context_recall"])

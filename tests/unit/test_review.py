@@ -208,6 +208,7 @@ def test_bad_labels_name_the_row(tmp_path: Path) -> None:
     assert main(["calibrate", str(path)]) == 2
 
 
+@pytest.mark.system
 def test_label_in_a_real_browser_then_calibrate(results: Path, tmp_path: Path) -> None:
     # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
     folder = review(results, "--uncertain", "10", "--random", "20")

@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+pytestmark = pytest.mark.system  # peak memory of child processes over thousands of samples
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

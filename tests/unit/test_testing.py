@@ -95,25 +95,3 @@ def test_plugin_fixtures_gate_a_users_test_suite(pytester: pytest.Pytester) -> N
 def test_plugin_option_shows_in_help(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(["*--recall-judge*"])
-
-
-def test_the_keyword_judge_stands_in_for_a_judge_offline() -> None:
-    from ragrecall import ContextPrecision, ContextRecall
-    from ragrecall.testing import KeywordJudge
-
-    judge = KeywordJudge()
-    sample = {
-        "user_input": "Where is the Eiffel Tower?",
-        "reference": "The Eiffel Tower is in Paris. It opened in 1889.",
-        "retrieved_contexts": [
-            {"id": "a", "text": "Cats purr."},
-            {"id": "b", "text": "The Eiffel Tower is in Paris."},
-        ],
-    }
-    result = ContextRecall(judge).score(sample)  # decomposed by the judge too
-    assert result.claims == ["The Eiffel Tower is in Paris", "It opened in 1889."]
-    assert result.score == 0.5 and result.verdicts[0].chunk_ids == ["b"]
-    precision = ContextPrecision(judge).score(sample)
-    assert [c.relevant for c in precision.chunks] == [False, True]
-    down = ContextRecall(KeywordJudge(fail=True), claims="sentences", max_retries=0).score(sample)
-    assert down.status == "unscorable" and "ConnectionError" in down.reason

@@ -1,7 +1,7 @@
 """Files written by the real writers users have (pandas, Hugging Face ``datasets``, RAGAS)
 load as the samples written: each one, in order, none merged or dropped, list cells (empty
 ones too) and chunk dicts whole. Written at test time; RAGAS writes in its own venv
-(``.venv-ragas``, which ``bash .ci/run`` makes; tests/ragas_writer.py)."""
+(``.venv-ragas``, which ``bash .ci/run`` makes; testkit/ragas_writer.py)."""
 
 from __future__ import annotations
 
@@ -159,17 +159,17 @@ def test_a_directory_of_every_writers_files_counts_every_row(
 
 @pytest.fixture(scope="session")
 def ragas_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The files RAGAS's writers write (tests/ragas_writer.py, in RAGAS's venv)."""
+    """The files RAGAS's writers write (testkit/ragas_writer.py, in RAGAS's venv)."""
     if not RAGAS_PYTHON.exists():
         pytest.fail(
             f"{RAGAS_PYTHON} is missing: RAGAS writes these files in its own venv; make it "
             "with: python3 -m venv .venv-ragas && .venv-ragas/bin/pip install -r "
-            "tests/requirements-ragas.txt (bash .ci/run does)"
+            "testkit/requirements-ragas.txt (bash .ci/run does)"
         )
     out = tmp_path_factory.mktemp("ragas")
     env = {**os.environ, "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "PYTHONPATH": ""}
     subprocess.run(
-        [str(RAGAS_PYTHON), str(ROOT / "tests" / "ragas_writer.py"), str(out)],
+        [str(RAGAS_PYTHON), str(ROOT / "testkit" / "ragas_writer.py"), str(out)],
         check=True,
         env=env,
         timeout=300,
@@ -180,12 +180,14 @@ def ragas_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 RAGAS_FILES = ["to_csv.csv", "to_jsonl.jsonl", "to_pandas.csv", "to_pandas.parquet"]
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("name", [*RAGAS_FILES, "to_hf_dataset.jsonl"])
 def test_a_file_ragas_wrote_loads_as_its_samples(ragas_files: Path, name: str) -> None:
     expected = load_samples(json.loads((ragas_files / "expected.json").read_text("utf-8")))
     assert load_samples(ragas_files / name) == expected
 
 
+@pytest.mark.system
 def test_ragas_samples_keep_their_names_and_lists(ragas_files: Path) -> None:
     first, empty, absent, again = load_samples(ragas_files / "to_csv.csv")
     assert first.retrieved_ids == ["d1", "d2", "d3"] and first.reference_ids == ["d1"]
@@ -196,6 +198,7 @@ def test_ragas_samples_keep_their_names_and_lists(ragas_files: Path) -> None:
     assert again.key() == first.key() and texts([again]) == [["Cats sleep all day."]]
 
 
+@pytest.mark.system
 def test_ragas_files_in_a_directory_read_with_no_column_left_unread(
     ragas_files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

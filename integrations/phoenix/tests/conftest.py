@@ -1,11 +1,12 @@
 """Real parts for the tests: a LangChain retriever (an in-memory vector store on
 langchain-ragrecall's hashing embedding) traced by OpenInference's LangChain instrumentor
 through the OTel SDK, its spans written as an OTLP JSON file, and ragrecall's offline
-stand-in for a judge (``ragrecall.testing.KeywordJudge``)."""
+scripted judge (``ragrecall.testing.ScriptedJudge``)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from google.protobuf.json_format import MessageToDict
 from langchain_core.documents import Document
+from langchain_core.messages import BaseMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_ragrecall import HashingEmbeddings
@@ -25,7 +27,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from ragrecall.testing import KeywordJudge
+from ragrecall.testing import ScriptedJudge, keyword_reply, passages
+
+_WORD = re.compile(r"[a-z0-9]+")
 
 PROJECT = "ragrecall-tests"
 DOCUMENTS = [
@@ -49,9 +53,35 @@ REFERENCES = [
 ]
 
 
+def keyword_and_relevance(messages: Sequence[BaseMessage]) -> Any:
+    """``keyword_reply``, and relevance too (context precision): a passage is relevant when
+    the reference answer holds all its words."""
+    human = next(str(m.content) for m in messages if m.type == "human")
+    if "\nReference answer: " not in human:
+        return keyword_reply(messages)
+    reference = set(_WORD.findall(human.split("\nReference answer: ", 1)[1].split("\n\n")[0]))
+    found = passages(messages)
+    if not found:  # one passage a call
+        passage = human.split("\n\nPassage:\n", 1)[1].rsplit("\n\n", 1)[0]
+        return {"relevant": set(_WORD.findall(passage)) <= reference}
+    return {
+        "verdicts": [
+            {"passage": n, "relevant": set(_WORD.findall(text)) <= reference}
+            for n, text in found.items()
+        ]
+    }
+
+
 @pytest.fixture
-def judge() -> KeywordJudge:
-    return KeywordJudge()
+def judge() -> ScriptedJudge:
+    """ragrecall's scripted judge (``ragrecall.testing``): word inclusion, no model."""
+    return ScriptedJudge(reply=keyword_and_relevance)
+
+
+@pytest.fixture
+def failing_judge() -> ScriptedJudge:
+    """A judge that is down: every call raises."""
+    return ScriptedJudge(reply=lambda messages: ConnectionError("the judge is down"))
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import uuid
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
@@ -14,6 +13,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetrieve
 from langchain_ragrecall import RecallCallbackHandler, RecallRetriever
 
 from ragrecall import CallableSink, ClaimCache, ContextRecall, RecallLogger, RecallRecord
+from ragrecall.testing import ScriptedJudge
 
 Q = "Where is the Eiffel Tower?"
 

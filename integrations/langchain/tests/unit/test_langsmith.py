@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import requests
-from fakes import ScriptedJudge
 from langchain_core.documents import Document
 from langchain_core.load import dumpd
 from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
@@ -19,6 +18,7 @@ from langsmith import Client, evaluate
 from langsmith.schemas import Example, Run
 
 from ragrecall import ClaimCache, ContextRecall
+from ragrecall.testing import ScriptedJudge
 
 Q = "Where is the Eiffel Tower?"
 REF = "The Eiffel Tower is in Paris. The Eiffel Tower was finished in 1889."

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge, keyword_reply
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
@@ -27,6 +26,7 @@ from ragrecall import (
     Sample,
     SQLiteSink,
 )
+from ragrecall.testing import ScriptedJudge, keyword_reply
 
 Q = "Where is the Eiffel Tower?"
 REF = "The Eiffel Tower is in Paris. The Eiffel Tower was finished in 1889."

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes import ScriptedJudge
 from langchain_core.runnables import RunnableLambda, RunnableParallel
 from langchain_core.vectorstores import VectorStoreRetriever
 from langchain_ragrecall import as_runnable
 
 from ragrecall import ClaimCache, ContextRecall, RecallResult
+from ragrecall.testing import ScriptedJudge
 
 Q = "Where is the Eiffel Tower?"
 REF = "The Eiffel Tower is in Paris. The Colosseum is in Rome."

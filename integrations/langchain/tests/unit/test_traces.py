@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge
 from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
 from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
@@ -21,6 +20,7 @@ from openinference.instrumentation.langchain import LangChainInstrumentor
 from otlp_export import otlp_json, otlp_lines, parse_otlp, recording
 
 from ragrecall import ClaimCache, ContextRecall, RetrievalRecall, evaluate, load_traces
+from ragrecall.testing import ScriptedJudge
 
 RELEVANT = {
     "Where is the Eiffel Tower?": ["eiffel", "eiffel-1889"],

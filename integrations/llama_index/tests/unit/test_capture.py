@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge, keyword_reply
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import RESPONSE_TYPE
@@ -26,6 +25,7 @@ from ragrecall import (
     RecallRecord,
     SQLiteSink,
 )
+from ragrecall.testing import ScriptedJudge, keyword_reply
 
 
 def recall(judge: Any = None) -> ContextRecall:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.evaluation import BaseEvaluator, BatchEvalRunner
 from llama_index.core.prompts import PromptTemplate
@@ -20,6 +19,7 @@ from llama_index.evaluation.ragrecall import (
 )
 
 from ragrecall import ClaimCache, ContextPrecision, ContextRecall, QuestionRecall, ResponseRecall
+from ragrecall.testing import ScriptedJudge
 
 QUERY = "Where is the Eiffel Tower?"
 REFERENCE = "The Eiffel Tower is in Paris. The Eiffel Tower is made of gold."

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge, keyword_reply
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -23,6 +22,7 @@ from llama_index.evaluation.ragrecall._judge import to_chat_messages
 from pydantic import Field
 
 from ragrecall import ClaimCache, ContextRecall
+from ragrecall.testing import ScriptedJudge, keyword_reply
 
 SAMPLE = {
     "user_input": "Tell me about the Eiffel Tower.",

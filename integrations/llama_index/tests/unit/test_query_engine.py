@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes import ScriptedJudge
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import RESPONSE_TYPE
 from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.evaluation.ragrecall import aevaluate_query_engine, evaluate_query_engine
 
 from ragrecall import ClaimCache, ContextRecall, RetrievalRecall
+from ragrecall.testing import ScriptedJudge
 
 
 def recall() -> ContextRecall:

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from openinference.instrumentation import using_metadata
 from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
 from otlp_export import otlp_json, otlp_lines, parse_otlp, recording
 
 from ragrecall import ClaimCache, ContextRecall, RetrievalRecall, evaluate, load_traces
+from ragrecall.testing import ScriptedJudge
 
 # The instrumentor calls pydantic's deprecated .json() on LlamaIndex objects.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

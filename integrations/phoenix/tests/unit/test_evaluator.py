@@ -63,10 +63,8 @@ def test_columns_of_other_names_through_bind_evaluator(judge: Any) -> None:
     assert score["score"] == 1.0
 
 
-def test_a_judge_that_is_down_is_an_unscorable_score() -> None:
-    from ragrecall.testing import KeywordJudge
-
-    down = KeywordJudge(fail=True)
+def test_a_judge_that_is_down_is_an_unscorable_score(failing_judge: Any) -> None:
+    down = failing_judge
     evaluator = RecallEvaluator("context_recall", down, claims="sentences", max_retries=0)
     (score,) = evaluator.evaluate({"reference": "Cats purr.", "context": ["Cats purr."]})
     assert score.score is None and score.label == "unscorable"

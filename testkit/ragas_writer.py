@@ -1,8 +1,8 @@
 """Write an EvaluationDataset with RAGAS's own writers, for tests/unit/test_writers.py.
 
-Runs in RAGAS's venv (see tests/requirements-ragas.txt), not the project's:
+Runs in RAGAS's venv (see testkit/requirements-ragas.txt), not the project's:
 
-    .venv-ragas/bin/python tests/ragas_writer.py OUT_DIR
+    .venv-ragas/bin/python testkit/ragas_writer.py OUT_DIR
 
 writes OUT_DIR/expected.json (``to_list()``: the samples as RAGAS holds them) and the same
 samples through ``to_csv``, ``to_jsonl``, ``to_pandas()`` then pandas' ``to_csv`` and

@@ -1,0 +1,74 @@
+"""The tests' scripted judges: the public ones of `ragrecall.testing` (``ScriptedJudge``,
+``TextOnlyJudge``, ``keyword_reply``), and ones only these tests need: a judge that obeys an
+injection, and one whose verdicts carry logprobs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from ragrecall.testing import ScriptedJudge, TextOnlyJudge, keyword_reply, passages
+
+__all__ = [
+    "LogprobJudge",
+    "ScriptedJudge",
+    "TextOnlyJudge",
+    "keyword_reply",
+    "obeying",
+    "p_reply",
+    "passages",
+    "words",
+]
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
+    """A judge that says supported, cites ``passage`` and quotes ``quote``, whatever it reads
+    (an attacked judge that obeys the injection)."""
+
+    def reply(messages: Any) -> dict[str, Any]:
+        verdict = {"supported": True, "passage": passage, "quote": quote}
+        if "\n\nClaims:\n" in str(messages[-1].content):
+            return {"verdicts": [{"claim": 1, **verdict}]}
+        return verdict
+
+    return ScriptedJudge(reply=reply)
+
+
+def p_reply(messages: Sequence[BaseMessage]) -> float:
+    """The LogprobJudge's P(supported): an overconfident judge, for calibration tests. Every
+    claim it is asked about reads "... <n>." with a number n; the words that are not numbers
+    all occur in a passage or not; P grows with n % 10 (0.05 to 0.95)."""
+    human = next(str(m.content) for m in messages if m.type == "human")
+    claim = human.split("\n\nClaim: ", 1)[1]
+    digits = re.findall(r"\d+", claim)
+    n = int(digits[-1]) if digits else 0
+    return 0.05 + 0.1 * (n % 10)
+
+
+class LogprobJudge(ScriptedJudge):
+    """A ScriptedJudge whose per-claim verdicts carry true/false logprobs (``p_reply``), as
+    llama.cpp's do, so ContextRecall decides from P(supported) and the word check."""
+
+    def _message(self, out: Any) -> AIMessage:
+        import math
+
+        message = super()._message(out)
+        if isinstance(out, dict) and "supported" in out and self.calls:
+            p = p_reply(self.calls[-1])
+            alternatives = [
+                {"token": "true", "logprob": math.log(p)},
+                {"token": "false", "logprob": math.log(1 - p)},
+            ]
+            token = {**alternatives[0], "top_logprobs": alternatives}
+            message.response_metadata = {"logprobs": {"content": [token]}}
+        return message
