@@ -39,11 +39,14 @@ DATA = [
 
 @pytest.fixture(scope="module")
 def tracking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A SQLite tracking store in a temporary folder (and no usage telemetry sent)."""
     root = tmp_path_factory.mktemp("mlflow")
     previous = mlflow.get_tracking_uri()
-    mlflow.set_tracking_uri(f"sqlite:///{root / 'mlflow.db'}")
-    yield root
-    mlflow.set_tracking_uri(previous)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+        mlflow.set_tracking_uri(f"sqlite:///{root / 'mlflow.db'}")
+        yield root
+        mlflow.set_tracking_uri(previous)
 
 
 @pytest.fixture
