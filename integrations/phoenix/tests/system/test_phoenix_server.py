@@ -19,7 +19,10 @@ import httpx
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from phoenix.client import Client
-from phoenix_ragrecall import log_span_annotations, log_traces_out
+from phoenix.client.helpers.spans import get_input_output_context
+from phoenix.evals import evaluate_dataframe
+from phoenix.evals.utils import to_annotation_dataframe
+from phoenix_ragrecall import RecallEvaluator, log_span_annotations, log_traces_out
 from phoenix_ragrecall.__main__ import main as post
 
 from ragrecall import ContextRecall, RetrievalRecall, evaluate, load_traces
@@ -160,3 +163,29 @@ def test_scores_of_eval_from_traces_posted_from_its_traces_out(
     ids = found[eiffel, "retrieval_recall"]
     assert ids["result"]["score"] == 0.5  # k=1: one of the two relevant documents
     assert ids["annotator_kind"] == "CODE"
+
+
+def test_the_evaluator_in_phoenixs_own_round_trip(
+    phoenix: str, trace_questions: Any, references: list[dict[str, Any]], judge: Any
+) -> None:
+    """Phoenix's helpers pull the questions and retrieved texts of a project, phoenix-evals
+    runs the evaluator, and Phoenix's own annotation frame posts the scores back."""
+
+    client = Client(base_url=phoenix)
+    run = trace_questions(OTLPSpanExporter(endpoint=f"{phoenix}/v1/traces"))
+    eiffel = run.span_ids["Where is the Eiffel Tower?"]
+    ingested(client, list(run.span_ids.values()))
+    frame = get_input_output_context(client, project_identifier=PROJECT)
+    assert frame is not None
+    gold = {row["user_input"]: row["reference"] for row in references}
+    frame = frame[frame["input"].isin(gold)].copy()
+    frame["reference"] = frame["input"].map(gold)
+    evaluator = RecallEvaluator("context_recall", judge, claims="sentences", name="recall_rt")
+    scored = evaluate_dataframe(dataframe=frame, evaluators=[evaluator], hide_tqdm_bar=True)
+    client.spans.log_span_annotations_dataframe(
+        dataframe=to_annotation_dataframe(scored), sync=True
+    )
+    found = annotations(client, [eiffel])
+    recall = found[eiffel, "recall_rt"]  # the retriever is the root span here
+    assert recall["result"]["score"] == 0.5
+    assert recall["result"]["explanation"].startswith("1 of 2 claims supported.")
