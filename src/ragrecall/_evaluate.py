@@ -23,6 +23,7 @@ from ._data import load_samples
 from ._engines.base import Engine, Outcome, RunSettings, identities
 from ._engines.local import LocalEngine
 from ._engines.stream import ScoredSample, scored
+from ._extras import requires
 from ._metrics.context_recall import ContextRecall
 from ._metrics.registry import result_type
 from ._metrics.spec import MetricLike, build_metrics
@@ -70,7 +71,8 @@ class EvaluationReport(BaseModel):
         ``retrieved_contexts`` as texts, ``reference``, ``response``, ids, ...; those no sample
         has are left out), then per metric its score, and ``<metric>_status``, ``_reason`` and
         ``_missing``."""
-        import pandas as pd
+        with requires("to_pandas"):
+            import pandas as pd
 
         given = {name for s in self.samples for name in s.model_fields_set}
         columns = [name for name in Sample.model_fields if name in given]

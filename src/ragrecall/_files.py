@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import SampleError
+from ._extras import requires
 from ._safe_io import lines, loads
 
 __all__ = ["SUFFIXES", "DataRows", "read_file"]
@@ -102,11 +103,10 @@ def _csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _parquet(path: Path) -> list[dict[str, Any]]:
     try:
-        import pyarrow.parquet as pq
-    except ImportError as err:
-        raise SampleError(
-            "reading Parquet needs pyarrow: pip install 'ragrecall[parquet]'", file=str(path)
-        ) from err
+        with requires("reading Parquet"):
+            import pyarrow.parquet as pq
+    except ModuleNotFoundError as err:
+        raise SampleError(str(err), file=str(path)) from err
     try:
         table = pq.read_table(path)
     except Exception as err:  # pyarrow's errors share no base class with a useful name

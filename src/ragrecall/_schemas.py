@@ -41,7 +41,9 @@ class Chunk(BaseModel):
 class Sample(BaseModel):
     """One evaluation sample. Accepts the RAGAS names and the older ones.
 
-    ``retrieved_contexts`` takes strings, dicts or Chunks; strings get ids "1", "2", ...
+    ``retrieved_contexts`` takes strings, dicts or Chunks. A chunk with no id of its own
+    takes its id from ``retrieved_ids`` (RAGAS' ``retrieved_context_ids``) at the same
+    position, where those ids are as many as the chunks and distinct; else "1", "2", ...
     """
 
     model_config = ConfigDict(populate_by_name=True, extra="ignore")
@@ -90,6 +92,32 @@ class Sample(BaseModel):
     relevance: dict[str, float] | None = Field(
         None, description="Graded relevance by document id (higher is more relevant), for nDCG."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ids_to_chunks(cls, data: Any) -> Any:
+        """Plain-text contexts take their ids from ``retrieved_ids`` (RAGAS keeps the two
+        side by side), so verdicts cite the user's ids ("d1"), not positions ("1")."""
+        if not isinstance(data, Mapping):
+            return data
+        contexts_key = next((k for k in ("retrieved_contexts", "contexts") if k in data), None)
+        ids_key = next((k for k in ("retrieved_ids", "retrieved_context_ids") if k in data), None)
+        if contexts_key is None or ids_key is None:
+            return data
+        contexts, ids = data[contexts_key], data[ids_key]
+        if not isinstance(contexts, (list, tuple)) or not isinstance(ids, (list, tuple)):
+            return data
+        names = [str(i) for i in ids if isinstance(i, (str, int)) and not isinstance(i, bool)]
+        if len(names) != len(contexts) or len(set(names)) != len(names):
+            return data
+        chunks: list[Any] = []
+        for rank, (name, item) in enumerate(zip(names, contexts, strict=True), start=1):
+            if isinstance(item, str):
+                item = {"id": name, "text": item, "rank": rank}
+            elif isinstance(item, Mapping) and item.get("id") is None:
+                item = {**item, "id": name}
+            chunks.append(item)  # a Chunk, or a dict with an id of its own, keeps it
+        return {**data, contexts_key: chunks}
 
     @field_validator("retrieved_contexts", mode="before")
     @classmethod

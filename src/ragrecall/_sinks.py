@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from ._extras import requires
 from ._schemas import Chunk, RecallResult
 
 __all__ = ["CallableSink", "JsonlSink", "LangSmithSink", "RecallRecord", "SQLiteSink", "Sink"]
@@ -130,7 +131,8 @@ class LangSmithSink:
 
     def __init__(self, client: Any = None, key: str | None = None):
         if client is None:
-            from langsmith import Client
+            with requires("LangSmithSink"):
+                from langsmith import Client
 
             client = Client()
         self.client = client

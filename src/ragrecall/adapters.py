@@ -9,19 +9,23 @@ Sample that may also carry ``reference_claims`` (which skips decomposition).
 
 ``sampled`` picks the share of production traffic to score (``sample_rate=``), by a hash of
 the query text or run id: the same queries are scored run after run.
+
+``error_type`` is an unscorable result's class of failure, for a host's error field (OTel's
+``error.type``, MLflow's ``AssessmentError.error_code``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 from ._data import load_samples
 from ._engines.stream import blocking
-from ._schemas import Sample
+from ._schemas import RecallResult, Sample
 
 __all__ = [
     "ReferenceBook",
@@ -31,6 +35,7 @@ __all__ = [
     "as_reference",
     "blocking",
     "check_rate",
+    "error_type",
     "sampled",
 ]
 
@@ -166,3 +171,18 @@ def sampled(key: str | None, rate: float) -> bool:
         return True
     digest = hashlib.sha256((key or "").encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") < rate * 2**64
+
+
+# An exception's class name in an unscorable reason ("judge failed: JudgeError: ...").
+_EXCEPTION = re.compile(r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout|Exceeded))\b")
+
+
+def error_type(result: RecallResult) -> str | None:
+    """What kind of failure left ``result`` unscorable, in a few words, as OTel's ``error.type``
+    wants it (low-cardinality): the exception's class name where the judge or the scoring
+    raised one (``JudgeError``, ``RateLimitError``, ...), else ``"_OTHER"`` (the reason says
+    what was missing: no reference, no contexts, ...). None for a scored result."""
+    if result.status != "unscorable":
+        return None
+    found = _EXCEPTION.search(result.reason)
+    return found[1] if found else "_OTHER"

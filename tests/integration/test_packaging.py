@@ -1,7 +1,8 @@
-"""The three packages as a package index would serve them: built with `python -m build`,
+"""The five packages as a package index would serve them: built with `python -m build`,
 checked with `twine check --strict`, installed (not editable) into a new venv, and used there.
 
-The new venv gets the light install, ``ragrecall`` without ``[model]``: the CLI runs with a
+The new venv gets the light install of the core and the LangChain and LlamaIndex adapters,
+``ragrecall`` without ``[model]``: the CLI runs with a
 scripted judge, and the default (embedded) judge fails at once, naming the extra to install.
 """
 
@@ -25,7 +26,10 @@ PACKAGES = {
     ".": ("ragrecall", "ragrecall"),
     "integrations/langchain": ("langchain_ragrecall", "langchain_ragrecall"),
     "integrations/llama_index": ("llama_index_evaluation_ragrecall", "llama_index"),
+    "integrations/mlflow": ("mlflow_ragrecall", "mlflow_ragrecall"),
+    "integrations/phoenix": ("phoenix_ragrecall", "phoenix_ragrecall"),
 }
+INSTALLED = ("ragrecall", "langchain_ragrecall", "llama_index_evaluation_ragrecall")
 
 
 def sh(*argv: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -53,7 +57,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_twine_accepts_the_metadata(dist: Path) -> None:
     files = sorted(dist.glob("*.whl")) + sorted(dist.glob("*.tar.gz"))
-    assert len(files) == 6
+    assert len(files) == 2 * len(PACKAGES)
     sh(sys.executable, "-m", "twine", "check", "--strict", *files)
 
 
@@ -81,7 +85,7 @@ def test_installed_wheels_evaluate_report_and_review(dist: Path, tmp_path: Path)
     venv = tmp_path / "venv"
     uv = Path(sys.executable).with_name("uv")
     sh(uv, "venv", "-q", "--python", sys.executable, venv)
-    wheels = sorted(dist.glob("*.whl"))
+    wheels = [next(dist.glob(f"{name}-*.whl")) for name in INSTALLED]
     sh(uv, "pip", "install", "-q", "--python", venv / "bin" / "python", *wheels)
     cli = venv / "bin" / "ragrecall"
     env = {**os.environ, "RAGRECALL_CLAIMS_STORE": str(tmp_path / "claims.sqlite")}

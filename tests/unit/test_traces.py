@@ -18,11 +18,13 @@ from otlp_export import otlp_json, parse_otlp
 from ragrecall import (
     ClaimCache,
     ContextRecall,
+    RecallResult,
     RetrievalRecall,
     SampleError,
     evaluate,
     load_traces,
 )
+from ragrecall.adapters import error_type
 from ragrecall.cli import main
 
 TEXTS = {
@@ -149,6 +151,22 @@ def test_unscorable_results_and_documents_without_ids(tmp_path: Path) -> None:
         "evaluations.0.evaluation.explanation": report.results["retrieval_recall"][0].reason,
         "evaluations.0.evaluation.annotator_kind": "CODE",
     }
+    (event,) = [e for e in span.events if e.name == "gen_ai.evaluation.result"]
+    assert {a.key: a.value.string_value for a in event.attributes} == {
+        "gen_ai.evaluation.name": "retrieval_recall",
+        "gen_ai.evaluation.score.label": "unscorable",
+        "gen_ai.evaluation.explanation": report.results["retrieval_recall"][0].reason,
+        "error.type": "_OTHER",  # no exception: the sample lacked what recall needs
+    }
+
+
+def test_error_type_names_the_failure_of_an_unscorable_result() -> None:
+    failed = RecallResult(score=None, status="unscorable", reason="judge failed: JudgeError: x")
+    assert error_type(failed) == "JudgeError"
+    nested = failed.model_copy(update={"reason": "recall: judge failed: RateLimitError: 429"})
+    assert error_type(nested) == "RateLimitError"
+    assert error_type(failed.model_copy(update={"reason": "no response"})) == "_OTHER"
+    assert error_type(RecallResult(score=0.5, status="scored")) is None
 
 
 def test_bad_inputs_are_named(spans_file: Path, tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from typing import Any
 import datasets
 import pandas as pd
 import pytest
+from fakes import ScriptedJudge, keyword_reply
 
-from ragrecall import Sample, load_samples
+from ragrecall import ContextRecall, Sample, load_samples
 from ragrecall.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,6 +191,7 @@ def test_a_file_ragas_wrote_loads_as_its_samples(ragas_files: Path, name: str) -
 def test_ragas_samples_keep_their_names_and_lists(ragas_files: Path) -> None:
     first, empty, absent, again = load_samples(ragas_files / "to_csv.csv")
     assert first.retrieved_ids == ["d1", "d2", "d3"] and first.reference_ids == ["d1"]
+    assert [c.id for c in first.retrieved_contexts] == ["d1", "d2", "d3"]
     assert texts([first])[0][2] == "Zwei\nZeilen ☃"
     assert (empty.retrieved_contexts, empty.retrieved_ids, empty.reference_contexts) == ([], [], [])
     assert (absent.retrieved_ids, absent.reference_contexts, absent.response) == (None,) * 3
@@ -208,3 +210,35 @@ def test_ragas_files_in_a_directory_read_with_no_column_left_unread(
 def test_int_ids_as_ragas_allows_read_as_text() -> None:
     (sample,) = load_samples([{"retrieved_context_ids": [7, 8], "reference_context_ids": [1]}])
     assert (sample.retrieved_ids, sample.reference_ids) == (["7", "8"], ["1"])
+
+
+def test_ragas_context_ids_become_the_chunks_ids_and_verdicts_cite_them() -> None:
+    row = {
+        "user_input": "What do cats do?",
+        "reference": "Cats purr.",
+        "retrieved_contexts": ["Dogs bark.", "Cats purr."],
+        "retrieved_context_ids": ["d7", "d9"],
+    }
+    (sample,) = load_samples([row])
+    assert [(c.id, c.rank, c.text) for c in sample.retrieved_contexts] == [
+        ("d7", 1, "Dogs bark."),
+        ("d9", 2, "Cats purr."),
+    ]
+    result = ContextRecall(ScriptedJudge(reply=keyword_reply), claims="sentences").score(sample)
+    assert result.score == 1.0 and result.verdicts[0].chunk_ids == ["d9"]
+
+
+@pytest.mark.parametrize(
+    ("contexts", "ids", "expected"),
+    [
+        (["a", "b"], ["x"], ["1", "2"]),  # not as many ids as chunks: positions
+        (["a", "b"], ["x", "x"], ["1", "2"]),  # repeated ids: positions
+        ([{"id": "own", "text": "a"}, {"text": "b"}], ["x", "y"], ["own", "y"]),
+    ],
+)
+def test_chunks_own_ids_win_and_unusable_id_lists_leave_positions(
+    contexts: list[Any], ids: list[str], expected: list[str]
+) -> None:
+    (sample,) = load_samples([{"retrieved_contexts": contexts, "retrieved_ids": ids}])
+    assert [c.id for c in sample.retrieved_contexts] == expected
+    assert sample.retrieved_ids == ids

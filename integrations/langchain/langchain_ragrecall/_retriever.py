@@ -25,7 +25,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, patch_config, run_in_executor
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ragrecall import ContextRecall, Metric, RecallLogger, RecallResult, Sample
 from ragrecall.adapters import (
@@ -80,6 +80,9 @@ class RecallRetriever(BaseRetriever):
             (``"query"``: the query text, the default, or ``"run_id"``), so the same queries
             are scored run after run; the rest count in ``stats.sampled_out``, and records
             carry the rate in ``extra["sample_rate"]``.
+        k: how many documents to return, set on a copy of ``retriever`` (yours is left as it
+            is): its ``k`` field, or ``k`` in its ``search_kwargs`` (a vector store's
+            retriever). A retriever with neither is refused: set the number on it instead.
 
     Use it as a context manager, or call ``flush()`` / ``close()`` to wait for the scores.
     """
@@ -90,6 +93,7 @@ class RecallRetriever(BaseRetriever):
     reference_key: str = "reference"
     inline: bool = False
     sample_key: SampleKey = "query"
+    k: int | None = Field(default=None, ge=1)
 
     _references: ReferenceBook = PrivateAttr()
     _logger: RecallLogger = PrivateAttr()
@@ -114,10 +118,12 @@ class RecallRetriever(BaseRetriever):
         reference_key: str = "reference",
         sample_rate: float = 1.0,
         sample_key: SampleKey = "query",
+        k: int | None = None,
         **kwargs: Any,
     ):
         super().__init__(
             retriever=retriever,
+            k=k,
             reference_key=reference_key,
             inline=inline,
             sample_key=sample_key,
@@ -138,6 +144,12 @@ class RecallRetriever(BaseRetriever):
                 workers=workers,
                 inline=inline,
             )
+
+    @model_validator(mode="after")
+    def _set_k(self) -> RecallRetriever:
+        if self.k is not None:
+            self.retriever = _with_k(self.retriever, self.k)
+        return self
 
     @property
     def logger(self) -> RecallLogger:
@@ -260,6 +272,22 @@ class RecallRetriever(BaseRetriever):
         with self._lock:
             self._stats.errors += 1
         log.exception("ragrecall: could not submit the retrieval of run %s", run_id)
+
+
+def _with_k(retriever: Runnable[str, list[Document]], k: int) -> Runnable[str, list[Document]]:
+    """A copy of ``retriever`` that returns ``k`` documents: its ``k`` field set, or ``k`` in
+    its ``search_kwargs``; ValueError (a ValidationError from the constructor) otherwise."""
+    fields = type(retriever).model_fields if isinstance(retriever, BaseModel) else {}
+    if isinstance(retriever, BaseModel) and "k" in fields:
+        return retriever.model_copy(update={"k": k})
+    search_kwargs = getattr(retriever, "search_kwargs", None)
+    if isinstance(retriever, BaseModel) and isinstance(search_kwargs, dict):
+        return retriever.model_copy(update={"search_kwargs": {**search_kwargs, "k": k}})
+    raise ValueError(
+        f"k={k}: the wrapped retriever ({type(retriever).__name__}) has neither a `k` field nor "
+        "`search_kwargs`, so RecallRetriever cannot set how many documents it returns; set "
+        "that on the wrapped retriever instead"
+    )
 
 
 # The caller's config (configurable fields, tags, metadata) for the wrapped retriever, as

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 
@@ -128,9 +129,16 @@ def quote_states(quote: str, claim: str) -> bool:
     return shared >= 1 and 3 * shared >= len(wanted)
 
 
-@functools.lru_cache(maxsize=1)
+_local = threading.local()
+
+
 def _segmenter() -> pysbd.Segmenter:
-    return pysbd.Segmenter(language="en", clean=False)
+    """This thread's segmenter: pysbd keeps the text being split on the Segmenter itself
+    (``original_text``), so one shared by threads mixes their texts up (sentences lost)."""
+    segmenter: pysbd.Segmenter | None = getattr(_local, "segmenter", None)
+    if segmenter is None:
+        segmenter = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return segmenter
 
 
 def split_sentences(text: str) -> list[str]:

@@ -16,7 +16,7 @@ from .._errors import SampleError
 from .._evaluate import EvaluationReport
 from .._safe_io import loads, regular_file
 from .._schemas import Chunk, RecallResult, Sample
-from ..adapters import ReferenceBook
+from ..adapters import ReferenceBook, error_type
 from .langsmith import is_run, run_spans
 from .otlp import Evaluation, OtlpFile, read_otlp
 from .spans import Document, Retrieval, Span, retrievals
@@ -60,11 +60,21 @@ class TracedSamples:
         """Write the traces again to ``path`` (OTLP JSON) with each sample's results on the
         retriever spans it was read from: OpenInference ``evaluations.{i}.evaluation.{name,
         score,label,explanation,annotator_kind}`` attributes and an OTel GenAI
-        ``gen_ai.evaluation.result`` event per metric. ``results``: an ``EvaluationReport``
+        ``gen_ai.evaluation.result`` event per metric (with ``error.type`` where the result
+        is unscorable: ``ragrecall.adapters.error_type``). ``results``: an ``EvaluationReport``
         of ``samples``, or one ``{metric: result}`` (or None) per sample. Returns the number
         of spans annotated."""
         if self._otlp is None:
             raise ValueError("write_scores writes OTLP JSON; these traces are a LangSmith export")
+        return self._otlp.write(Path(path), self.span_evaluations(results))
+
+    def span_evaluations(self, results: Results) -> dict[tuple[str, str], list[Evaluation]]:
+        """Each retriever span's results, by ``(trace_id, span_id)`` (a LangSmith export's
+        run ids): per metric a dict of ``name``, ``score`` (None where unscorable), ``label``
+        (``"unscorable"``, else None), ``explanation`` (the missing claims, or the reason),
+        ``annotator_kind`` (``"LLM"`` or ``"CODE"``) and ``error_type`` (unscorable only), as
+        ``write_scores`` writes them and a tracing tool's annotations take them.
+        ``results`` as for ``write_scores``."""
         if isinstance(results, EvaluationReport):
             names = list(results.results)
             rows: Sequence[Mapping[str, RecallResult] | None] = [
@@ -80,7 +90,7 @@ class TracedSamples:
             found = [_evaluation(name, result) for name, result in (row or {}).items()]
             for span in spans if found else []:
                 evaluations.setdefault(span, []).extend(found)
-        return self._otlp.write(Path(path), evaluations)
+        return evaluations
 
 
 def load_traces(
@@ -277,4 +287,5 @@ def _evaluation(name: str, result: RecallResult) -> Evaluation:
         "label": label,
         "explanation": explanation,
         "annotator_kind": "LLM" if result.judge is not None else "CODE",
+        "error_type": error_type(result),
     }

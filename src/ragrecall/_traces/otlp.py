@@ -26,7 +26,8 @@ __all__ = ["Evaluation", "OtlpFile", "read_otlp"]
 
 _DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)")
 
-Evaluation = dict[str, Any]  # name, score (None: unscorable), explanation, annotator_kind
+Evaluation = dict[str, Any]  # name, score (None: unscorable), explanation, annotator_kind,
+# error_type (unscorable only)
 
 
 class OtlpFile:
@@ -279,6 +280,7 @@ def _annotate(raw: dict[str, Any], evaluations: Sequence[Evaluation]) -> None:
             "gen_ai.evaluation.score.value": ev.get("score"),
             "gen_ai.evaluation.score.label": ev.get("label"),
             "gen_ai.evaluation.explanation": ev.get("explanation") or None,
+            "error.type": ev.get("error_type"),  # unscorable: what kind of failure
         }
         events.append(
             {

@@ -12,6 +12,7 @@ from .._batch.engine import BatchEngine
 from .._engines.base import Engine
 from .._engines.local import LocalEngine
 from .._errors import SampleError
+from .._extras import requires
 from .._judge.resolve import JudgeLike
 from .._metrics.spec import factory, server
 
@@ -61,11 +62,10 @@ def engine_class(name: str) -> Any:
         return BatchEngine
     if name == "ray":
         try:
-            from ..ray import RayEngine
+            with requires("--engine ray"):
+                from ..ray import RayEngine
         except ImportError as err:
-            raise SampleError(
-                f"--engine ray needs Ray: pip install 'ragrecall[ray]' ({err})"
-            ) from err
+            raise SampleError(str(err)) from err
         return RayEngine
     return LocalEngine
 

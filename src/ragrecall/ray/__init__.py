@@ -20,13 +20,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import ray.data
+from .._extras import requires
 
-from .._metrics.spec import MetricLike, MetricSpec, factory, server
-from ._engine import RayEngine
-from ._gate import Limits
-from ._run import RayRun
-from ._summary import iter_records, report, summarize
+with requires("ragrecall.ray"):
+    import ray.data
+
+    from .._metrics.spec import MetricLike, MetricSpec, factory, server
+    from ._engine import RayEngine
+    from ._gate import Limits
+    from ._run import RayRun
+    from ._summary import iter_records, report, summarize
 
 __all__ = [
     "Limits",

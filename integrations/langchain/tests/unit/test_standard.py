@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 from hashing_embeddings import HashingEmbeddings
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from langchain_core.runnables import ConfigurableField
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import ConfigurableField, RunnableLambda
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_ragrecall import RecallRetriever, retrieve_samples
 from langchain_tests.integration_tests import RetrieversIntegrationTests
@@ -36,10 +38,6 @@ class TestRecallRetrieverStandard(RetrieversIntegrationTests):
     def retriever_query_example(self) -> str:
         return "Where is the Eiffel Tower?"
 
-    @pytest.mark.xfail(reason="the wrapped retriever, not the wrapper, sets how many it returns")
-    def test_k_constructor_param(self) -> None:
-        raise NotImplementedError
-
 
 def test_the_callers_config_reaches_the_wrapped_retriever() -> None:
     inner = (
@@ -65,10 +63,42 @@ async def test_the_callers_config_reaches_the_wrapped_retriever_async() -> None:
         assert len(await wrapped.ainvoke("Eiffel Tower", config=config)) == 2
 
 
-@pytest.mark.parametrize("keyword", ["k", "inlline", "sink"])
+@pytest.mark.parametrize("keyword", ["top_k", "inlline", "sink"])
 def test_unknown_constructor_keywords_are_refused(keyword: str) -> None:
     with pytest.raises(ValidationError, match=keyword):
         RecallRetriever(_store().as_retriever(), **{keyword: 3})
+
+
+def test_k_is_set_on_a_copy_of_the_wrapped_retriever() -> None:
+    inner = _store().as_retriever(search_kwargs={"k": 4, "filter": None})
+    with RecallRetriever(inner, k=2) as wrapped:
+        assert len(wrapped.invoke("Eiffel Tower")) == 2
+        assert wrapped.k == 2
+        assert wrapped.retriever.search_kwargs == {"k": 2, "filter": None}  # type: ignore[attr-defined]
+    assert inner.search_kwargs == {"k": 4, "filter": None}  # the caller's retriever, unchanged
+
+
+def test_k_sets_a_retrievers_own_k_field() -> None:
+    class Firsts(BaseRetriever):
+        k: int = 4
+
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        ) -> list[Document]:
+            return [Document(f"doc {i}") for i in range(self.k)]
+
+    inner = Firsts()
+    with RecallRetriever(inner, k=1) as wrapped:
+        assert len(wrapped.invoke("anything")) == 1
+    assert inner.k == 4
+
+
+def test_k_is_refused_where_the_wrapped_retriever_has_no_such_setting() -> None:
+    inner = RunnableLambda(lambda query: [Document(query)])
+    with pytest.raises(ValidationError, match="neither a `k` field nor `search_kwargs`"):
+        RecallRetriever(inner, k=3)
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        RecallRetriever(_store().as_retriever(), k=0)
 
 
 def test_a_datasets_questions_through_a_retriever() -> None:
