@@ -15,7 +15,8 @@ make picklable judge factories for specs.
 """
 
 import typing as _typing
-from importlib import import_module as _import_module
+
+from ._lazy import lazy as _lazy
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
@@ -32,17 +33,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragrecall.engines' has no attribute {name!r}")
-    value = getattr(_import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
