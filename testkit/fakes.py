@@ -18,6 +18,7 @@ __all__ = [
     "ScriptedJudge",
     "TextOnlyJudge",
     "dying_judge",
+    "keyword_and_relevance",
     "keyword_reply",
     "obeying",
     "p_reply",
@@ -89,3 +90,22 @@ def dying_judge() -> ScriptedJudge:
         return keyword_reply(messages)
 
     return ScriptedJudge(reply=reply)
+
+
+def keyword_and_relevance(messages: Sequence[BaseMessage]) -> Any:
+    """``keyword_reply``, and relevance too (context precision): a passage is relevant when
+    the reference answer holds all its words."""
+    human = next(str(m.content) for m in messages if m.type == "human")
+    if "\nReference answer: " not in human:
+        return keyword_reply(messages)
+    reference = set(_WORD.findall(human.split("\nReference answer: ", 1)[1].split("\n\n")[0]))
+    found = passages(messages)
+    if not found:  # one passage a call
+        passage = human.split("\n\nPassage:\n", 1)[1].rsplit("\n\n", 1)[0]
+        return {"relevant": set(_WORD.findall(passage)) <= reference}
+    return {
+        "verdicts": [
+            {"passage": n, "relevant": set(_WORD.findall(text)) <= reference}
+            for n, text in found.items()
+        ]
+    }

@@ -4,19 +4,13 @@ langchain-ragrecall's hashing embedding."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from typing import Any
-
 import pytest
+from fakes import keyword_and_relevance
 from hashing_embeddings import HashingEmbeddings
 from langchain_core.documents import Document
-from langchain_core.messages import BaseMessage
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from ragrecall.testing import ScriptedJudge, keyword_reply, passages
-
-_WORD = re.compile(r"[a-z0-9]+")
+from ragrecall.testing import ScriptedJudge
 
 DOCUMENTS = [
     Document("The Eiffel Tower is in Paris.", id="eiffel", metadata={"source": "paris.txt"}),
@@ -24,25 +18,6 @@ DOCUMENTS = [
     Document("The Colosseum is in Rome.", id="colosseum"),
     Document("Cats purr when they are content.", id="cats"),
 ]
-
-
-def keyword_and_relevance(messages: Sequence[BaseMessage]) -> Any:
-    """``keyword_reply``, and relevance too (context precision): a passage is relevant when
-    the reference answer holds all its words."""
-    human = next(str(m.content) for m in messages if m.type == "human")
-    if "\nReference answer: " not in human:
-        return keyword_reply(messages)
-    reference = set(_WORD.findall(human.split("\nReference answer: ", 1)[1].split("\n\n")[0]))
-    found = passages(messages)
-    if not found:  # one passage a call
-        passage = human.split("\n\nPassage:\n", 1)[1].rsplit("\n\n", 1)[0]
-        return {"relevant": set(_WORD.findall(passage)) <= reference}
-    return {
-        "verdicts": [
-            {"passage": n, "relevant": set(_WORD.findall(text)) <= reference}
-            for n, text in found.items()
-        ]
-    }
 
 
 @pytest.fixture

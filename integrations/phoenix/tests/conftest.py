@@ -6,7 +6,6 @@ scripted judge (``ragrecall.testing.ScriptedJudge``)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes import keyword_and_relevance
 from google.protobuf.json_format import MessageToDict
 from hashing_embeddings import HashingEmbeddings
 from langchain_core.documents import Document
-from langchain_core.messages import BaseMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.vectorstores import InMemoryVectorStore
 from openinference.instrumentation.langchain import LangChainInstrumentor
@@ -27,9 +26,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from ragrecall.testing import ScriptedJudge, keyword_reply, passages
-
-_WORD = re.compile(r"[a-z0-9]+")
+from ragrecall.testing import ScriptedJudge
 
 PROJECT = "ragrecall-tests"
 DOCUMENTS = [
@@ -51,25 +48,6 @@ REFERENCES = [
         "reference": "Cats purr when they are content.",
     },
 ]
-
-
-def keyword_and_relevance(messages: Sequence[BaseMessage]) -> Any:
-    """``keyword_reply``, and relevance too (context precision): a passage is relevant when
-    the reference answer holds all its words."""
-    human = next(str(m.content) for m in messages if m.type == "human")
-    if "\nReference answer: " not in human:
-        return keyword_reply(messages)
-    reference = set(_WORD.findall(human.split("\nReference answer: ", 1)[1].split("\n\n")[0]))
-    found = passages(messages)
-    if not found:  # one passage a call
-        passage = human.split("\n\nPassage:\n", 1)[1].rsplit("\n\n", 1)[0]
-        return {"relevant": set(_WORD.findall(passage)) <= reference}
-    return {
-        "verdicts": [
-            {"passage": n, "relevant": set(_WORD.findall(text)) <= reference}
-            for n, text in found.items()
-        ]
-    }
 
 
 @pytest.fixture
