@@ -210,7 +210,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         )
     except (KeyboardInterrupt, JudgeModelError) as exc:
         code, message = stopped(exc, scored)
-        saved = f"what finished is in {args.out}, run again to resume" if args.out else ""
+        saved = (
+            f"{summary.count} samples are in {args.out}, run again to resume" if args.out else ""
+        )
         note = engine.interrupted_note
         err_console.print(f"{message}{note}; {saved or 'nothing was saved (no --out)'}")
         return code
