@@ -1,0 +1,149 @@
+"""The documentation's ```python blocks run, page by page, as the notebooks do.
+
+Each page's blocks run in order in one namespace, in a temporary folder that holds a small
+`data.jsonl`, with the user cache redirected there. A block that cannot run here (the embedded
+judge, a provider's key, a vector store of yours) carries a marker on the line before it:
+
+    <!-- skip: needs the embedded judge -->
+
+Nothing stops running silently: every page under docs/ is collected, each page's counts of
+blocks run and blocks skipped are pinned below, and the skipped blocks are exactly the marked
+ones (a marker that precedes no python block is an error too).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+# page: (blocks run, blocks skipped by marker). A change to a page's blocks changes these.
+EXPECTED: dict[str, tuple[int, int]] = {
+    "getting-started.md": (3, 1),
+    "metrics/chunk-recall.md": (0, 1),
+    "metrics/context-precision.md": (1, 1),
+    "metrics/context-recall.md": (2, 0),
+    "metrics/index.md": (2, 0),
+    "metrics/question-recall.md": (1, 1),
+    "metrics/recall-precision.md": (0, 1),
+    "metrics/response-recall.md": (1, 0),
+    "metrics/retrieval-recall.md": (1, 0),
+}
+
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_SKIP = re.compile(r"^<!-- skip: (.+?) -->$")
+_REASONS = (
+    "needs the embedded judge",
+    "needs a provider's API key",
+    "needs your own objects",
+    "needs a server",
+    "needs a Ray cluster",
+    "needs a trace export",
+    "a pytest test",
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int
+    code: str
+    skip: str | None
+
+
+def blocks(path: Path) -> list[Block]:
+    """The page's python blocks, each with the skip marker on the line before it, if any."""
+    page = path.relative_to(DOCS).as_posix()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    marker: tuple[int, str] | None = None
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        skip = _SKIP.match(stripped)
+        fence = _FENCE.match(stripped)
+        if skip:
+            assert marker is None, f"{page}:{i + 1}: two skip markers in a row"
+            marker = (i, skip.group(1))
+        elif fence:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
+            if fence.group(1) == "python":
+                reason = marker[1] if marker and marker[0] == i - 1 else None
+                assert marker is None or reason is not None, (
+                    f"{page}:{marker and marker[0] + 1}: a skip marker not right before a block"
+                )
+                found.append(Block(page, i + 1, textwrap.dedent("\n".join(lines[i + 1 : end])), reason))
+            else:
+                assert marker is None, f"{page}:{marker[0] + 1}: a skip marker before a {fence.group(1) or 'plain'} block"
+            marker = None
+            i = end
+        elif stripped and marker is not None:
+            raise AssertionError(f"{page}:{marker[0] + 1}: a skip marker not right before a block")
+        i += 1
+    assert marker is None, f"{page}: a skip marker at the end of the page"
+    return found
+
+
+PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+
+SAMPLES = [
+    {
+        "sample_id": "eiffel",
+        "user_input": "When was the Eiffel Tower completed, and how tall is it?",
+        "reference": "The Eiffel Tower was completed in 1889. It is 330 metres tall.",
+        "retrieved_contexts": [
+            {"id": "d1", "text": "The Eiffel Tower in Paris was completed in 1889."},
+            {"id": "d2", "text": "Paris is the capital of France."},
+        ],
+        "reference_ids": ["d1", "d3"],
+    },
+    {
+        "sample_id": "python",
+        "user_input": "Who created Python?",
+        "reference": "Guido van Rossum created Python.",
+        "retrieved_contexts": [{"id": "d4", "text": "Guido van Rossum created Python."}],
+        "reference_ids": ["d4"],
+    },
+]
+
+
+def test_every_page_is_pinned() -> None:
+    assert sorted(EXPECTED) == [p for p in PAGES if blocks(DOCS / p)]
+
+
+def test_skip_reasons_are_known() -> None:
+    for page in PAGES:
+        for block in blocks(DOCS / page):
+            assert block.skip is None or block.skip in _REASONS, (block.page, block.line)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(DOCS / p)])
+def test_page_blocks_run(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RAGRECALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGRECALL_CLAIMS_STORE", str(tmp_path / "claims.sqlite"))
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    ran, skipped = 0, 0
+    page_blocks = blocks(DOCS / page)
+    for block in page_blocks:
+        if block.skip is not None:
+            skipped += 1
+            continue
+        try:
+            exec(compile(block.code, f"docs/{page}:{block.line}", "exec"), namespace)
+        except Exception as error:
+            raise AssertionError(f"docs/{page}:{block.line}: {error!r}") from error
+        ran += 1
+    assert skipped == sum(b.skip is not None for b in page_blocks)
+    assert ran + skipped == len(page_blocks)
+    print(f"docs/{page}: {ran} run, {skipped} skipped")
+    assert (ran, skipped) == EXPECTED[page]
