@@ -8,7 +8,9 @@ judge, a provider's key, a vector store of yours) carries a marker on the line b
 
 Nothing stops running silently: every page under docs/ is collected, each page's counts of
 blocks run and blocks skipped are pinned below, and the skipped blocks are exactly the marked
-ones (a marker that precedes no python block is an error too).
+ones (a marker that precedes no python block is an error too). The blocks marked as needing the
+embedded judge run in the judge tier (`test_embedded_judge_blocks_run`), with the rest of
+their page.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ EXPECTED: dict[str, tuple[int, int]] = {
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _SKIP = re.compile(r"^<!-- skip: (.+?) -->$")
+EMBEDDED = "needs the embedded judge"  # these run in the judge tier, on it
 _REASONS = (
-    "needs the embedded judge",
+    EMBEDDED,
     "needs a provider's API key",
     "needs your own objects",
     "needs a server",
@@ -133,27 +136,44 @@ def test_skip_reasons_are_known() -> None:
             assert block.skip is None or block.skip in _REASONS, (block.page, block.line)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if blocks(DOCS / p)])
-def test_page_blocks_run(
-    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, also: str | None) -> int:
+    """Run the page's blocks in order in one namespace, the unmarked ones and those marked
+    ``also``; return how many ran."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RAGRECALL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("RAGRECALL_CLAIMS_STORE", str(tmp_path / "claims.sqlite"))
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
     namespace: dict[str, object] = {"__name__": "__docs__"}
-    ran, skipped = 0, 0
-    page_blocks = blocks(DOCS / page)
-    for block in page_blocks:
-        if block.skip is not None:
-            skipped += 1
+    ran = 0
+    for block in blocks(DOCS / page):
+        if block.skip is not None and block.skip != also:
             continue
         try:
             exec(compile(block.code, f"docs/{page}:{block.line}", "exec"), namespace)
         except Exception as error:
             raise AssertionError(f"docs/{page}:{block.line}: {error!r}") from error
         ran += 1
-    assert skipped == sum(b.skip is not None for b in page_blocks)
-    assert ran + skipped == len(page_blocks)
-    print(f"docs/{page}: {ran} run, {skipped} skipped")
-    assert (ran, skipped) == EXPECTED[page]
+    return ran
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(DOCS / p)])
+def test_page_blocks_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the user cache (the embedded judge's model) is never touched here
+    monkeypatch.setenv("RAGRECALL_CACHE_DIR", str(tmp_path / "cache"))
+    page_blocks = blocks(DOCS / page)
+    ran = _run(page, tmp_path, monkeypatch, also=None)
+    skipped = [b for b in page_blocks if b.skip is not None]
+    assert ran + len(skipped) == len(page_blocks)
+    assert (ran, len(skipped)) == EXPECTED[page]
+
+
+@pytest.mark.judge
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if any(b.skip == EMBEDDED for b in blocks(DOCS / p))]
+)
+def test_embedded_judge_blocks_run(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blocks skipped in the unit tier for the embedded judge run here, on it."""
+    ran = _run(page, tmp_path, monkeypatch, also=EMBEDDED)
+    embedded = sum(b.skip == EMBEDDED for b in blocks(DOCS / page))
+    assert ran == EXPECTED[page][0] + embedded
