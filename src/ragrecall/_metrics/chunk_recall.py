@@ -46,8 +46,9 @@ class ChunkRecall(Metric[ChunkRecallResult]):
         strategy: ``"per_chunk"`` (one call per chunk and step; prompt-cache friendly),
             ``"batched"`` (one call per window and step) or ``"auto"`` (per-chunk for local
             judges, batched for remote APIs).
-        relevance, reflection: ready-made parts (a ContextPrecision and a ResponseRecall), to
-            replace their prompts or settings.
+        relevance: a ready-made ContextPrecision for the relevance step, to replace its
+            prompts or settings.
+        reflection: a ready-made ResponseRecall for the reflection step, likewise.
     """
 
     name = "chunk_recall"

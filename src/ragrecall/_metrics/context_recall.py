@@ -72,11 +72,13 @@ class ContextRecall(Metric[RecallResult]):
             that continues a final assistant message, such as llama.cpp's), or ``"auto"``
             (token for the embedded judge, JSON otherwise). An unreadable token falls back to
             JSON for that claim.
-        support_threshold, lexical_weight: where the judge gives logprobs, a claim counts if
+        support_threshold: where the judge gives logprobs, a claim counts if
             ``(1 - lexical_weight) * P(supported) + lexical_weight * word_overlap`` reaches
             ``support_threshold``; ``word_overlap`` is the share of the claim's content words in its
-            best-matching context sentence. ``lexical_weight=0`` decides on P(supported)
-            alone. The defaults (0.55, 0.3) agreed best with people on held-out samples.
+            best-matching context sentence. The defaults (0.55, 0.3) agreed best with people
+            on held-out samples.
+        lexical_weight: the word check's weight in that mix; ``lexical_weight=0`` decides on
+            P(supported) alone.
         calibration: a calibration profile (``CalibrationProfile``, or the path of one
             written by ``ragrecall calibrate``): its decision replaces ``support_threshold``
             and ``lexical_weight``, and each verdict's ``confidence`` is its scaled

@@ -34,7 +34,8 @@ class ContextPrecision(ChunkJudgedMetric[PrecisionResult]):
         judge: a LangChain chat model, a ``"provider:model"`` string, or None for the
             embedded local judge.
         strategy: ``"per_chunk"``, ``"batched"`` or ``"auto"``, as in ChunkRecall.
-        prompt, batched_prompt: replace ``PRECISION_PROMPT`` / ``PRECISION_BATCHED_PROMPT``.
+        prompt: replaces ``PRECISION_PROMPT``.
+        batched_prompt: replaces ``PRECISION_BATCHED_PROMPT``.
         window_tokens: judge window for packing chunks; default from the judge.
         render_passages: replaces ``ragrecall.prompts.render_passages``.
     """

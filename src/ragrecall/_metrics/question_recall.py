@@ -56,7 +56,8 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         window_tokens: judge window for packing contexts; default from the judge.
         render_passages: how passages are shown to the judge (default
             ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
-        decompose_prompt, answer_prompt: replace ``SUB_QUESTIONS_PROMPT`` / ``ANSWERABLE_PROMPT``.
+        decompose_prompt: replaces ``SUB_QUESTIONS_PROMPT``.
+        answer_prompt: replaces ``ANSWERABLE_PROMPT``.
     """
 
     name = "question_recall"

@@ -34,9 +34,12 @@ class RecallPrecision(Metric[RecallPrecisionResult]):
 
     Args:
         judge: shared by both parts (built on first use) unless you pass the parts.
-        claims, strategy, cache: passed to the ContextRecall it builds (strategy ``"auto"``
-            also picks ContextPrecision's).
-        recall, precision: ready-made parts, to configure them fully.
+        claims: passed to the ContextRecall it builds.
+        strategy: passed to the ContextRecall it builds (``"auto"`` also picks
+            ContextPrecision's).
+        cache: passed to the ContextRecall it builds.
+        recall: a ready-made ContextRecall, to configure it fully.
+        precision: a ready-made ContextPrecision, likewise.
     """
 
     name = "recall_precision"

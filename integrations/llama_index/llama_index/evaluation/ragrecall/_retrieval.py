@@ -35,10 +35,11 @@ class RetrievalRecallMetric(BaseRetrievalMetric):
             ``"mrr"`` (1 / rank of the first relevant id) or ``"ndcg"`` (binary gains,
             normalised by the ideal list of the same length).
         k: cut-off; None scores the whole retrieved list.
-        ndcg_ideal: ``"retrieved"`` (ragrecall's nDCG: the ideal list is as long as the
-            retrieved one) or ``"relevant"`` (LlamaIndex's: every expected id). They differ
-            when fewer ids are retrieved than expected: expected [a, b, c], retrieved [c, x]
-            gives 0.613 and 0.469 (``ragrecall.RetrievalRecall``'s ``ndcg`` has the formula).
+        **kwargs: the other fields: ``ndcg_ideal`` is ``"retrieved"`` (ragrecall's nDCG: the
+            ideal list is as long as the retrieved one) or ``"relevant"`` (LlamaIndex's:
+            every expected id). They differ when fewer ids are retrieved than expected:
+            expected [a, b, c], retrieved [c, x] gives 0.613 and 0.469
+            (``ragrecall.RetrievalRecall``'s ``ndcg`` has the formula).
 
     An id retrieved twice counts once, at its first rank. The result's metadata holds the
     rank of each expected id (None when not retrieved).
