@@ -34,6 +34,7 @@ __all__ = [
 
 _CLASSES = Metric.registered
 
+
 def metric_names() -> tuple[str, ...]:
     """Every registered metric name, in registration order."""
     return tuple(_CLASSES)
