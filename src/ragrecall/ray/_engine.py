@@ -122,7 +122,7 @@ class RayEngine:
         state = run.state()
         budget.account(state["calls"], state["tokens"])
         budget.spent = budget.spent or bool(state["spent"])
-        usage = Usage(calls=state["calls"], prompt_tokens=state["tokens"])
+        usage = Usage(**state["usage"])  # prompt and completion tokens apart, as told
         return Outcome(run.metrics, run.resumed, run.todo or 0, usage)
 
     def start(

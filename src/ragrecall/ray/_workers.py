@@ -254,6 +254,7 @@ class _Tally:
     def __init__(self, gate: Any, timely: bool):
         self.gate, self.timely = gate, timely
         self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.used = Usage()
         self.later: asyncio.TimerHandle | None = None
         self.told: Any = None  # the last settle sent (a sync actor runs one sender's in order)
 
@@ -261,6 +262,7 @@ class _Tally:
         self.held = (self.held[0] + held[0], self.held[1] + held[1])
         self.calls += used.calls
         self.tokens += used.prompt_tokens + used.completion_tokens
+        self.used = self.used + used
         if self.timely and self.later is None:
             self.later = asyncio.get_running_loop().call_later(SOON, self.flush)
 
@@ -269,8 +271,11 @@ class _Tally:
             self.later.cancel()
             self.later = None
         if self.held != (0, 0) or self.calls or self.tokens:
-            self.told = self.gate.settle.remote(self.held, self.calls, self.tokens)
+            self.told = self.gate.settle.remote(
+                self.held, self.calls, self.tokens, self.used.model_dump()
+            )
         self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.used = Usage()
 
     async def done(self) -> None:
         self.flush()
