@@ -38,3 +38,22 @@ def killer() -> BaseChatModel:
         return keyword_reply(messages)
 
     return ScriptedJudge(reply=reply)
+
+
+def counting() -> BaseChatModel:
+    """The keyword judge, slowed to 50 ms a call, that appends a line to the file
+    ``$RAGRECALL_TEST_CALLS`` as each call starts (a provider bills a request it received,
+    answered or not; the file counts the calls of every process)."""
+
+    def reply(messages: Sequence[BaseMessage]) -> Any:
+        path = os.environ.get("RAGRECALL_TEST_CALLS")
+        if path:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            try:
+                os.write(fd, b"1\n")
+            finally:
+                os.close(fd)
+        time.sleep(0.05)
+        return keyword_reply(messages)
+
+    return ScriptedJudge(reply=reply)

@@ -155,16 +155,36 @@ def test_the_budget_stops_sending_and_a_run_again_goes_on(tmp_path: Path) -> Non
     with BatchServer() as server:
         report = run_batch(server, data, out, max_calls=REFERENCES + 5)
         results = report.results["context_recall"]
-        assert report.usage.calls == REFERENCES + 5
-        assert sum(r.status == "scored" for r in results) == 5
+        assert report.usage.calls <= REFERENCES + 5
+        scored = sum(r.status == "scored" for r in results)
+        assert scored >= 10  # 2 calls a sample (its reference's claims, its verdicts)
         assert {r.reason for r in results if r.status == "unscorable"} == {
             "not scored: the budget was spent before it"
         }
-        assert len(lines(out)) == 5
+        assert len(lines(out)) == scored
         again = run_batch(server, data, out)
-    assert again.usage.calls == N - 5  # the claims were answered already
+    assert report.usage.calls + again.usage.calls == REFERENCES + N  # nothing paid twice
     assert {r.status for r in again.results["context_recall"]} == {"scored"}
     assert len(lines(out)) == N
+
+
+def test_max_calls_admits_samples_by_their_estimated_total_and_finishes_them(
+    tmp_path: Path,
+) -> None:
+    """60 samples with a reference each (2 calls a sample: decomposition, then verdicts in
+    the next round) and a budget of 50 calls: the samples admitted are those whose whole
+    estimate fits, and each of them finishes (not 50 decompositions and no sample)."""
+    data = [{**row, "reference": row["reference"] + f" Sample {i}."} for i, row in
+            enumerate(rows())]  # fmt: skip
+    out = tmp_path / "out.jsonl"
+    with BatchServer() as server:
+        report = run_batch(server, data, out, max_calls=50)
+    results = report.results["context_recall"]
+    scored = sum(r.status == "scored" for r in results)
+    assert report.usage.calls <= 50
+    assert scored >= 20
+    assert report.usage.calls == 2 * scored  # every call sent went to a finished sample
+    assert len(lines(out)) == scored
 
 
 def test_a_torn_journal_line_is_a_batch_to_poll_again(tmp_path: Path) -> None:

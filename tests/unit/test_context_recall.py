@@ -401,3 +401,40 @@ def test_sample_accepts_old_field_names() -> None:
     assert sample.user_input == "q" and sample.reference == "r" and sample.response == "x"
     assert [c.id for c in sample.retrieved_contexts] == ["1", "7"]
     assert sample.retrieved_contexts[1].score == 0.5
+
+
+def test_two_concurrent_runs_on_one_fresh_store_keep_the_first_writers_claims(
+    tmp_path: Any,
+) -> None:
+    """Two runs (threads, each with its own store handle, as two processes have) split the
+    same 30 references at once with a judge whose splitting varies: the first writer of a
+    task's claims wins and the other run uses them, so both score the same claim sets."""
+    import threading
+    import time
+
+    path = tmp_path / "claims.sqlite"
+    references = [f"Cat {i} purrs. Cat {i} sleeps all day." for i in range(30)]
+    start = threading.Barrier(2)
+    got: dict[str, list[list[str]]] = {}
+
+    def run(tag: str) -> None:
+        def varying(messages: Any) -> Any:
+            out = keyword_reply(messages)
+            if isinstance(out, dict) and "claims" in out:
+                time.sleep(0.01)  # both runs miss the store before either writes
+                out = {**out, "claims": [*out["claims"], f"Run {tag} says so."]}
+            return out
+
+        recall = metric(ScriptedJudge(reply=varying), cache=ClaimCache(path))
+        start.wait()
+        got[tag] = [recall.score({**SAMPLE, "reference": ref}).claims for ref in references]
+
+    threads = [threading.Thread(target=run, args=(tag,)) for tag in "AB"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got["A"] == got["B"]
+    assert all(any(c.startswith("Run ") for c in claims) for claims in got["A"])
+    again = metric(ScriptedJudge(), cache=ClaimCache(path))  # the store holds the same sets
+    assert [again.score({**SAMPLE, "reference": r}).claims for r in references] == got["A"]

@@ -110,6 +110,9 @@ def test_same_results_as_the_local_engine(runner: Runner) -> None:
     assert {r.status for r in got.results["context_recall"]} == {"scored"}
     assert got.usage.calls == N and not got.budget_spent and got.resumed == 0
     assert sorted(Counter(runner.stored()).values()) == [1] * N
+    assert got.usage.prompt_tokens > 0 and got.usage.completion_tokens > 0
+    if runner.engine.name != "batch":  # the same judge (batch: the server's, its own counts)
+        assert got.usage == expected.usage  # prompt and completion tokens apart, alike
 
 
 def test_the_budget_stops_each_at_the_same_count_and_resuming_adds_nothing_twice(

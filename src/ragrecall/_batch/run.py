@@ -25,6 +25,7 @@ from .._budget import Budget
 from .._engines.base import Identity
 from .._judge.drive import Policy
 from .._metrics.base import Metric
+from .._metrics.estimate import run_estimator
 from .._results_file import Record, ResultsFile
 from .._schemas import RecallResult, Sample
 from .api import ENDED, BatchAPI, outcomes
@@ -72,36 +73,57 @@ def run_rounds(
     max_retries: int | None = None,
 ) -> None:
     """Score the samples ``todo`` (indices), in rounds of batches, until each is written or
-    the budget stops new requests (``budget.spent``; what it counts: the requests the
-    provider ran, as the journal counts them, and those running). ``metrics`` judge through
-    ``exchange``; they are replayed under a policy of their own with no deadline (replies are
-    at hand: no call needs one, or a thread), the metrics themselves left as they are."""
+    the budget stops new samples (``budget.spent``). With a limit, a sample is admitted by
+    its estimated total (every round's requests, as the local engine reserves it), the first
+    time it asks for something, and then sent every request it asks for: so the budget
+    finishes the samples it starts, never stops them after the first round. What it counts:
+    the requests the provider ran, as the journal counts them, and what the admitted
+    samples still to finish hold (their estimates, less their answered requests).
+    ``metrics`` judge through ``exchange``; they are replayed under a policy of their own
+    with no deadline (replies are at hand: no call needs one, or a thread), the metrics
+    themselves left as they are."""
     overrides: dict[str, Any] = {"timeout": None}
     if max_retries is not None:
         overrides["max_retries"] = max_retries
     policies = {m.name: replace(m.policy, **overrides) for m in metrics}
     exchange.answers = journal.answers
+    estimate = run_estimator(metrics) if budget.limited else None
+    admitted: dict[int, tuple[int, int]] = {}  # sample index -> its estimate (calls, tokens)
     for _ in range(settings.max_rounds + 1):
-        waiting: list[list[str]] = []  # per sample still waiting: the requests it waits for
+        waiting: list[tuple[int, list[str]]] = []  # samples waiting, and for which requests
+        answered: dict[int, int] = {}  # per sample waiting: its requests answered so far
         left: list[int] = []
         keep: set[str] = set()  # the answers the samples still waiting replay
         for index in todo:
             results, needs = _replay(samples[index], metrics, policies, exchange)
             if results is None:
                 left.append(index)
-                waiting.append(needs)
+                waiting.append((index, needs))
+                answered[index] = len(exchange.used) - len(needs)
                 keep |= exchange.used
                 continue
+            admitted.pop(index, None)
             (key, occurrence), content = ids[index]
             record = Record(key, index, samples[index], results, occurrence, content)
             store.append(record)
             on_record(record)
-        _account(budget, journal)
+        held = _held(admitted, answered)
+        _account(budget, journal, held)
         if not left:
             return
         for request in [r for r in exchange.answers if r not in keep]:
             del exchange.answers[request]  # memory: the answers of finished samples go
-        new = _admit(waiting, exchange, journal, budget)
+        if estimate is None:
+            new = _admit([n for _, n in waiting], exchange, journal, budget, held)
+        else:
+            for index, _ in waiting:
+                if index not in admitted:
+                    est = estimate(samples[index])
+                    need = (est.calls, est.prompt_tokens + est.completion_tokens)
+                    if not budget.reserve(*need):
+                        break
+                    admitted[index] = need
+            new = _requests([n for i, n in waiting if i in admitted], exchange, journal)
         exchange.asked.clear()
         if new:
             journal.rounds += 1
@@ -136,21 +158,49 @@ def _replay(
     return (results if len(results) == len(metrics) else None), needs
 
 
-def _account(budget: Budget, journal: Journal) -> None:
-    """The budget told what the journal counts: requests answered (and their tokens) spent,
-    requests running held."""
+def _held(admitted: dict[int, tuple[int, int]], answered: dict[int, int]) -> tuple[int, int]:
+    """What the admitted samples still waiting hold: each its estimate, less the calls it
+    has had answered (its tokens in the same proportion)."""
+    calls = tokens = 0
+    for index, (est_calls, est_tokens) in admitted.items():
+        left = max(0, est_calls - answered.get(index, 0))
+        calls += left
+        tokens += est_tokens * left // est_calls if est_calls else 0
+    return calls, tokens
+
+
+def _account(budget: Budget, journal: Journal, held: tuple[int, int] | None = None) -> None:
+    """The budget told what the journal counts: requests answered (and their tokens) spent;
+    held: the admitted samples' estimates still to spend (``held``) or, without them, the
+    requests running."""
     usage = journal.usage
     running = sum(len(requests) for requests in journal.running.values())
-    budget.account(usage.calls, usage.prompt_tokens + usage.completion_tokens, running)
+    calls, tokens = held if held is not None and held != (0, 0) else (running, 0)
+    budget.account(usage.calls, usage.prompt_tokens + usage.completion_tokens, calls, tokens)
+
+
+def _requests(
+    waiting: list[list[str]], exchange: Exchange, journal: Journal
+) -> dict[str, dict[str, Any]]:
+    """The request bodies the admitted samples ``waiting`` ask for that are not sent yet."""
+    running = {r for requests in journal.running.values() for r in requests}
+    new: dict[str, dict[str, Any]] = {}
+    for needs in waiting:
+        new.update((r, exchange.asked[r]) for r in dict.fromkeys(needs) if r not in running)
+    return new
 
 
 def _admit(
-    waiting: list[list[str]], exchange: Exchange, journal: Journal, budget: Budget
+    waiting: list[list[str]],
+    exchange: Exchange,
+    journal: Journal,
+    budget: Budget,
+    held: tuple[int, int] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """The request bodies to send this round: those not sent yet, sample by sample while
-    the budget admits them (every request sent is a call; tokens are known once answered)."""
+    """Without a limit: the request bodies to send this round, those not sent yet, sample
+    by sample while the budget admits them (every request sent is a call)."""
     running = {r for requests in journal.running.values() for r in requests}
-    _account(budget, journal)
+    _account(budget, journal, held)
     new: dict[str, dict[str, Any]] = {}
     for needs in waiting:
         fresh = [r for r in dict.fromkeys(needs) if r not in running and r not in new]

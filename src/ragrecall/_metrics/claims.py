@@ -77,14 +77,27 @@ class ClaimCache:
         self._remember(key, claims)
         return claims
 
-    def put(self, key: str, claims: Sequence[str]) -> None:
-        self._remember(key, list(claims))
-        if self._db is not None:
-            with self._lock:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO claims VALUES (?, ?)", (key, json.dumps(list(claims)))
-                )
-                self._db.commit()
+    def put(self, key: str, claims: Sequence[str]) -> list[str]:
+        """Keep ``claims`` for ``key`` unless some writer (another run, thread or process on
+        the same file) kept claims for it first, and return the claims kept: the first writer
+        wins and every other uses its claims, so two runs never hold two claim sets for one
+        task (an atomic insert-or-ignore, read back in the same transaction)."""
+        with self._lock:
+            kept = self._memory.get(key)
+            if self._db is not None:
+                with self._db:  # one transaction: commit on success
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO claims VALUES (?, ?)",
+                        (key, json.dumps(list(claims))),
+                    )
+                    row = self._db.execute(
+                        "SELECT value FROM claims WHERE key = ?", (key,)
+                    ).fetchone()
+                kept = json.loads(row[0])  # the file is the truth the runs share
+        if kept is None:
+            kept = list(claims)
+        self._remember(key, list(kept))
+        return list(kept)
 
     def _remember(self, key: str, claims: list[str]) -> None:
         with self._lock:
@@ -161,5 +174,5 @@ def decompose(
         return ClaimSet(claims=claims, source="rules", note=note)
     before = sum(u.structured for u in units[:first_prose])
     claims = clean_claims([*given[:before], *judged, *given[before:]])
-    cache.put(key, claims)
+    claims = cache.put(key, claims)  # another run's, when it kept this task's claims first
     return ClaimSet(claims=claims, source="judge")

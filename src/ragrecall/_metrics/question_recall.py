@@ -142,7 +142,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         assert isinstance(reply.parsed, SubQuestions)
         subs = clean_claims(reply.parsed.questions)
         if subs:
-            self.cache.put(key, subs)
+            subs = self.cache.put(key, subs)  # the first writer's, when another was first
         return subs
 
     def _scored(self, verdicts: list[SubQuestionVerdict], note: str) -> QuestionRecallResult:

@@ -6,6 +6,7 @@ engine that takes it (Ray splits it among its workers)."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .._batch.engine import BatchEngine
@@ -66,6 +67,9 @@ def engine_class(name: str) -> Any:
                 from ..ray import RayEngine
         except ImportError as err:
             raise SampleError(str(err)) from err
+        # Ray prints its workers' lines with colour codes unless told not to (read at print
+        # time, in this process); a user's own setting stands
+        os.environ.setdefault("RAY_COLOR_PREFIX", "0")
         return RayEngine
     return LocalEngine
 

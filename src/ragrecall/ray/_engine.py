@@ -17,6 +17,7 @@ from .._metrics.spec import MetricLike
 from .._results_file import Record
 from .._schemas import Sample, Usage
 from ._gate import Limits
+from ._parts import FLUSH_ROWS, FLUSH_SECONDS
 from ._run import RayRun, start
 from ._summary import iter_records
 
@@ -31,7 +32,9 @@ class RayEngine:
     ``tpm`` and the budget hold for the whole cluster; a ``Retry-After`` pauses every worker.
     Distinct references are decomposed once for the run (``decompose_once``). Metrics travel
     as names or ``MetricSpec``s (built once per worker). ``out`` is a directory of Parquet
-    parts, written as blocks finish and resumed from."""
+    parts that each worker writes as its samples finish: every ``flush_rows`` samples or
+    ``flush_seconds`` seconds, whichever comes first (a killed run loses only the samples in
+    flight and those not yet written), resumed from."""
 
     workers: int = 2
     concurrency: int | None = None
@@ -42,6 +45,8 @@ class RayEngine:
     address: str | None = None
     batch_size: int | None = None
     decompose_once: bool = True
+    flush_rows: int = FLUSH_ROWS
+    flush_seconds: float = FLUSH_SECONDS
 
     name: ClassVar[str] = "ray"
     out_kind: ClassVar[str] = "directory"
@@ -56,6 +61,8 @@ class RayEngine:
             "address",
             "batch_size",
             "decompose_once",
+            "flush_rows",
+            "flush_seconds",
         }
     )
     interrupted_note: ClassVar[str] = ""
@@ -115,7 +122,7 @@ class RayEngine:
         state = run.state()
         budget.account(state["calls"], state["tokens"])
         budget.spent = budget.spent or bool(state["spent"])
-        usage = Usage(calls=state["calls"], prompt_tokens=state["tokens"])
+        usage = Usage(**state["usage"])  # prompt and completion tokens apart, as told
         return Outcome(run.metrics, run.resumed, run.todo or 0, usage)
 
     def start(
@@ -153,4 +160,6 @@ class RayEngine:
             column_map=column_map,
             batch_size=self.batch_size,
             decompose_once=self.decompose_once,
+            flush_rows=self.flush_rows,
+            flush_seconds=self.flush_seconds,
         )

@@ -71,6 +71,7 @@ class Gate:
         self.refilled = time.monotonic()
         self.budget = Budget(limits.max_calls, limits.max_tokens)
         self.pauses = 0
+        self.usage: dict[str, int] = {}  # the judge usage told, field by field (``Usage``'s)
 
     def reserve(self, count: int = 1) -> list[float]:
         """Seconds each of ``count`` requests waits (its slot, a pause, the token bucket), in
@@ -102,9 +103,18 @@ class Gate:
         """Reserve a sample's estimated work; False (and no more) once it does not fit."""
         return self.budget.reserve(calls, tokens)
 
-    def settle(self, held: tuple[int, int], calls: int, tokens: int) -> None:
-        """Samples finished: their reservation gives way to what they spent."""
+    def settle(
+        self,
+        held: tuple[int, int],
+        calls: int,
+        tokens: int,
+        usage: dict[str, int] | None = None,
+    ) -> None:
+        """Samples finished: their reservation gives way to what they spent (``usage``:
+        the same, field by field: prompt and completion tokens apart)."""
         self.budget.settle(held, calls, tokens)
+        for name, value in (usage or {}).items():
+            self.usage[name] = self.usage.get(name, 0) + value
         if self.limits.tpm:
             self._refill(time.monotonic())
             self.tokens -= tokens
@@ -115,6 +125,7 @@ class Gate:
             "calls": self.budget.calls,
             "tokens": self.budget.tokens,
             "pauses": self.pauses,
+            "usage": dict(self.usage),
         }
 
     def _refill(self, now: float) -> None:

@@ -8,26 +8,23 @@ One concern over 300 lines: the Ray pipeline, its stages read in the order they 
 from __future__ import annotations
 
 import logging
-import os
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import ray
 import ray.data
 
 from .._data import iter_samples
 from .._engines.base import identities
-from .._errors import SampleError
 from .._judge.drive import DEFAULT_TIMEOUT
 from .._metrics.spec import MetricLike, MetricSpec, spec_of
 from .._schemas import Sample
 from ._board import start_board, task_of
 from ._gate import Limits, start_gate
+from ._parts import FLUSH_ROWS, FLUSH_SECONDS, Done, done_samples, parts
 from ._rows import SAMPLE_SCHEMA, sample_row
 from ._workers import Decomposer, Scorer
 
@@ -35,7 +32,6 @@ __all__ = ["RayRun", "done_samples", "start"]
 
 log = logging.getLogger("ragrecall")
 LIGHT = 0.05  # CPUs a bookkeeping stage asks for, beside the actor pools that hold the CPUs
-Done = dict[tuple[str, int], str]  # (key, occurrence) -> content digest
 
 
 @dataclass
@@ -69,6 +65,8 @@ def start(
     column_map: Mapping[str, str] | None = None,
     batch_size: int | None = None,
     decompose_once: bool = True,
+    flush_rows: int = FLUSH_ROWS,
+    flush_seconds: float = FLUSH_SECONDS,
 ) -> RayRun:
     specs = [spec_of(m) for m in metrics]
     names = [s.name for s in specs]
@@ -109,6 +107,8 @@ def start(
         table = claims.attached(table)
     if table is not None:
         samples = _blocks(table, batch)
+    if out is not None:
+        Path(out).mkdir(parents=True, exist_ok=True)
     results = samples.map_batches(
         Scorer,
         fn_constructor_args=(
@@ -121,18 +121,18 @@ def start(
             limits,
             board,
             max_retries,
+            None if out is None else str(Path(out).resolve()),
+            flush_rows,
+            flush_seconds,
         ),
         batch_size=batch,
         **pool,
     )
     if out is not None:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        if todo != 0:  # as many writers as workers: a LIGHT task a part, uncapped, would start
-            # up to 1/LIGHT worker processes at once (~1.5 CPU-s each to start)
-            results.write_parquet(
-                str(out), ray_remote_args={"num_cpus": LIGHT}, concurrency=workers
-            )
-        results = ray.data.read_parquet(str(out)) if _parts(Path(out)) else results.limit(0)
+        if todo != 0:  # the workers write their parts as samples finish (``_parts``)
+            for _ in results.iter_batches(batch_format="pyarrow"):
+                pass
+        results = ray.data.read_parquet(str(out)) if parts(Path(out)) else results.limit(0)
     return RayRun(results, names, len(done), todo, gate)
 
 
@@ -277,34 +277,3 @@ class _Claims:
         return table.append_column(
             "claims", pa.array([c for c, _ in claims], pa.list_(pa.string()))
         ).append_column("claims_judge", pa.array([j for _, j in claims], pa.string()))
-
-
-def _parts(out: Path) -> list[Path]:
-    return sorted(p for p in out.rglob("*.parquet") if p.is_file())
-
-
-def done_samples(out: str | Path, metrics: Sequence[str]) -> Done:
-    """The samples ``out`` already holds with every metric, by id -> content digest. A part
-    that cannot be read (a write cut short) is removed, with a warning: its samples are scored
-    again. Raises SampleError when ``out`` holds other metrics than ``metrics``."""
-    out = Path(out)
-    if not out.exists():
-        return {}
-    seen: dict[tuple[str, int, str], set[str]] = {}
-    for part in _parts(out):
-        try:
-            table = pq.read_table(part, columns=["key", "occurrence", "content", "metric"])
-        except (OSError, pa.ArrowInvalid) as err:
-            warnings.warn(f"{part}: unreadable results part removed ({err})", stacklevel=2)
-            os.remove(part)
-            continue
-        for row in table.to_pylist():
-            if row["metric"] not in metrics:
-                raise SampleError(
-                    f"{out} holds results for {row['metric']!r}, not only {sorted(metrics)}; "
-                    "resume with the same metrics or write to another output directory"
-                )
-            seen.setdefault((row["key"], row["occurrence"], row["content"]), set()).add(
-                row["metric"]
-            )
-    return {(k, o): c for (k, o, c), names in seen.items() if len(names) == len(metrics)}

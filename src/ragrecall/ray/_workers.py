@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -25,6 +26,7 @@ from .._schemas import RecallResult, Sample, Usage
 from ..prompts import PROMPT_VERSION
 from ._board import task_of
 from ._gate import GateClient, Limits
+from ._parts import FLUSH_ROWS, FLUSH_SECONDS, PartWriter, done_samples
 from ._rows import RESULT_SCHEMA, result_rows
 
 __all__ = ["CLAIMS_SCHEMA", "Decomposer", "Scorer"]
@@ -107,7 +109,11 @@ async def decompose(
 class Scorer:
     """Result rows of a batch of samples (SAMPLE_SCHEMA, with ``claims`` when the first pass
     ran). Claims decomposed by the first pass are put in each decomposing metric's claim store
-    (in memory here) before its samples are scored, so attribution is all that is left."""
+    (in memory here) before its samples are scored, so attribution is all that is left.
+
+    With ``out``, the worker writes its results there itself as they finish (a part every
+    ``flush_rows`` samples or ``flush_seconds``) and returns no rows; a batch run again
+    (its actor was lost) skips the samples that already reached ``out``."""
 
     def __init__(
         self,
@@ -120,8 +126,14 @@ class Scorer:
         limits: Limits,
         board: Any = None,
         max_retries: int | None = None,
+        out: str | None = None,
+        flush_rows: int = FLUSH_ROWS,
+        flush_seconds: float = FLUSH_SECONDS,
     ):
         self.max_retries = max_retries
+        self.out = None if out is None else Path(out)
+        self.flush = (flush_rows, flush_seconds)
+        self.names = [s.name for s in specs]
         self.metrics = [
             _limited(s.build(ClaimCache() if seeded and s.decomposes else None), gate, limits)
             for s in specs
@@ -176,6 +188,11 @@ class Scorer:
             self._seed(sample, *found.get(task_of(sample), (None, None)))
 
     async def _score(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        writer = None
+        if self.out is not None:
+            writer = PartWriter(self.out, *self.flush)
+            done = done_samples(self.out, self.names, remove_broken=False)
+            rows = [r for r in rows if done.get((r["key"], r["occurrence"])) != r["content"]]
         samples = [Sample.model_validate_json(r["sample"]) for r in rows]
         tally = _Tally(self.gate, _timely(self.limits))
         if self.board is not None:
@@ -216,9 +233,14 @@ class Scorer:
                 row["occurrence"],
                 row["content"],
             )
-            out.extend(result_rows(record))
+            if writer is not None:
+                writer.add(result_rows(record))
+            else:
+                out.extend(result_rows(record))
             used = sum((r.usage for r in scored.results.values()), Usage())
             tally.add(held.pop(id(scored.sample), (0, 0)), used)
+        if writer is not None:
+            writer.flush()
         await tally.done()
         return out
 
@@ -232,6 +254,7 @@ class _Tally:
     def __init__(self, gate: Any, timely: bool):
         self.gate, self.timely = gate, timely
         self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.used = Usage()
         self.later: asyncio.TimerHandle | None = None
         self.told: Any = None  # the last settle sent (a sync actor runs one sender's in order)
 
@@ -239,6 +262,7 @@ class _Tally:
         self.held = (self.held[0] + held[0], self.held[1] + held[1])
         self.calls += used.calls
         self.tokens += used.prompt_tokens + used.completion_tokens
+        self.used = self.used + used
         if self.timely and self.later is None:
             self.later = asyncio.get_running_loop().call_later(SOON, self.flush)
 
@@ -247,8 +271,11 @@ class _Tally:
             self.later.cancel()
             self.later = None
         if self.held != (0, 0) or self.calls or self.tokens:
-            self.told = self.gate.settle.remote(self.held, self.calls, self.tokens)
+            self.told = self.gate.settle.remote(
+                self.held, self.calls, self.tokens, self.used.model_dump()
+            )
         self.held, self.calls, self.tokens = (0, 0), 0, 0
+        self.used = Usage()
 
     async def done(self) -> None:
         self.flush()
