@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,7 +13,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 
 from .._budget import Budget
-from .._engines.base import Outcome, RunSettings, identities, open_results, unique_names
+from .._engines.base import (
+    BlockingEngine,
+    Outcome,
+    RunSettings,
+    identities,
+    open_results,
+    unique_names,
+)
 from .._judge.resolve import JudgeLike, resolve_judge
 from .._metrics.base import Metric, MetricOptions
 from .._metrics.spec import MetricLike, MetricSpec, build_judge, build_metrics
@@ -31,7 +37,7 @@ MetricFactory = Callable[[BaseChatModel], Metric[RecallResult]]
 
 
 @dataclass(frozen=True)
-class BatchEngine:
+class BatchEngine(BlockingEngine):
     """Scores through the judge provider's Batch API (OpenAI's, or a server that speaks it):
     typically half the price, answered within ``completion_window``; the run blocks until
     every sample is scored, polling every ``poll_interval`` seconds.
@@ -57,27 +63,6 @@ class BatchEngine:
     interrupted_note: ClassVar[str] = (
         " (batches sent go on at the provider: run again to collect them)"
     )
-
-    async def ascore(
-        self,
-        samples: Sequence[Sample],
-        metrics: Sequence[MetricLike],
-        *,
-        out: Path | None,
-        budget: Budget,
-        on_record: Callable[[Record], None],
-        settings: RunSettings,
-    ) -> Outcome:
-        """``score`` in a thread of its own (the run blocks: it waits for batches)."""
-        return await asyncio.to_thread(
-            self.score,
-            samples,
-            metrics,
-            out=out,
-            budget=budget,
-            on_record=on_record,
-            settings=settings,
-        )
 
     def score(
         self,

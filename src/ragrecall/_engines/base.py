@@ -11,6 +11,7 @@ knows which engine runs (as httpx's client never knows which transport sends).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from .._results_file import Record, ResultsFile, read_records
 from .._schemas import RecallResult, Sample, Usage
 
 __all__ = [
+    "BlockingEngine",
     "Engine",
     "Identity",
     "Outcome",
@@ -149,3 +151,41 @@ def open_results(
         store.close()
         raise
     return store, todo, resumed
+
+
+class BlockingEngine:
+    """The base of an engine whose ``score`` blocks while it waits (on a provider's batches, on
+    a cluster): ``ascore`` runs ``score`` in a thread of its own."""
+
+    def score(
+        self,
+        samples: Sequence[Sample],
+        metrics: Sequence[MetricLike],
+        *,
+        out: Path | None,
+        budget: Budget,
+        on_record: Callable[[Record], None],
+        settings: RunSettings,
+    ) -> Outcome:
+        raise NotImplementedError
+
+    async def ascore(
+        self,
+        samples: Sequence[Sample],
+        metrics: Sequence[MetricLike],
+        *,
+        out: Path | None,
+        budget: Budget,
+        on_record: Callable[[Record], None],
+        settings: RunSettings,
+    ) -> Outcome:
+        """``score`` in a thread of its own."""
+        return await asyncio.to_thread(
+            self.score,
+            samples,
+            metrics,
+            out=out,
+            budget=budget,
+            on_record=on_record,
+            settings=settings,
+        )

@@ -3,7 +3,6 @@ pipeline of ``_run``), its results a directory of Parquet parts, resumed from th
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any, ClassVar
 import ray
 
 from .._budget import Budget
-from .._engines.base import Outcome, RunSettings
+from .._engines.base import BlockingEngine, Outcome, RunSettings
 from .._metrics.spec import MetricLike
 from .._results_file import Record
 from .._schemas import Sample, Usage
@@ -25,7 +24,7 @@ __all__ = ["RayEngine"]
 
 
 @dataclass(frozen=True)
-class RayEngine:
+class RayEngine(BlockingEngine):
     """Scores on a Ray cluster (``address``; default: the one running, else one started
     here): ``workers`` actors with ``num_cpus``/``num_gpus`` apiece, ``concurrency`` samples
     at once in all (as everywhere; split among the workers; default 8 a worker). ``rpm`` /
@@ -73,27 +72,6 @@ class RayEngine:
         if self.concurrency is None:
             return 8
         return max(1, -(-self.concurrency // max(1, self.workers)))
-
-    async def ascore(
-        self,
-        samples: Sequence[Sample],
-        metrics: Sequence[MetricLike],
-        *,
-        out: Path | None,
-        budget: Budget,
-        on_record: Callable[[Record], None],
-        settings: RunSettings,
-    ) -> Outcome:
-        """``score`` in a thread of its own (the run blocks: it waits for batches)."""
-        return await asyncio.to_thread(
-            self.score,
-            samples,
-            metrics,
-            out=out,
-            budget=budget,
-            on_record=on_record,
-            settings=settings,
-        )
 
     def score(
         self,
