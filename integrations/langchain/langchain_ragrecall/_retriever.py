@@ -1,4 +1,5 @@
-"""``RecallRetriever``: any retriever, unchanged, plus a recall score for each known query.
+"""``RecallRetriever``: any retriever, unchanged, plus a recall score for each known query
+(one concern over 300 lines: the wrapper, its sync and async paths and its ``k``).
 
 The wrapped retriever runs as a child run with the same callbacks, and its documents are
 returned as they are. When a reference is known for the query (``config["metadata"]

@@ -1,4 +1,5 @@
-"""OTLP JSON traces: read retriever spans, write evaluations back.
+"""OTLP JSON traces: read retriever spans, write evaluations back (one concern over 300
+lines: the OTLP JSON format, both ways).
 
 The file is what the OTel Collector's file exporter writes (one ``ExportTraceServiceRequest``
 as JSON per line) or one such object: ``resourceSpans -> scopeSpans -> spans``, each span's
