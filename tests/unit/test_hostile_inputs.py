@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from fakes import ScriptedJudge
 
-from ragrecall import CalibrationProfile, ContextRecall, Label, calibrate, read_labels
+from ragrecall import ContextRecall, calibrate
+from ragrecall.calibration import CalibrationProfile, Label, read_labels
 from ragrecall.cli import main
 
 HOSTILE = [
