@@ -109,8 +109,14 @@ def compare_records(
         raise SampleError(f"{empty} holds no record: both results files need at least one")
     metric = metric or _shared_metric(a, b)
     for name, records in (("A", a), ("B", b)):
-        if metric not in records[0].results:
+        lacking = [r for r in records if metric not in r.results]
+        if len(lacking) == len(records):
             raise SampleError(f"{name} holds no {metric!r} results")
+        if lacking:
+            raise SampleError(
+                f"{name} holds no {metric!r} result for {len(lacking)} of its samples (first: "
+                f"row {lacking[0].index}, {lacking[0].sample.user_input!r}); score them again"
+            )
         repeated = [r for r in records if r.occurrence > 1]
         if repeated:
             raise SampleError(

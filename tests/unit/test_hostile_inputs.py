@@ -282,6 +282,22 @@ def test_comparing_a_run_with_itself_says_so(
     assert "score more questions" not in out and "verdict: too few pairs" not in out
 
 
+def test_a_run_missing_the_metric_for_one_sample_is_refused_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz at scale: a results file whose one record lacks the compared metric
+    made compare exit 5 (KeyError); it is a usage error naming the row."""
+    a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", animal_rows()), "a")
+    records = [json.loads(line) for line in a.read_text().splitlines()]
+    del records[2]["results"]["context_recall"]
+    b = write_jsonl(tmp_path / "b.jsonl", records)
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b)]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert "B holds no 'context_recall' result for 1 of its samples" in out
+    assert "internal error" not in out
+
+
 def test_a_claims_file_with_two_sets_for_one_task_is_refused_naming_file_and_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
