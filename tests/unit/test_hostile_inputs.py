@@ -227,8 +227,7 @@ def eval_to(tmp_path: Path, data: Path, name: str) -> Path:
 def test_float_ids_from_parquet_pair_with_int_ids_from_jsonl(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    import pandas as pd  # with pyarrow, in the locked environment: never skipped
     rows = [{"sample_id": i, **r} for i, r in enumerate(animal_rows())]
     a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", rows), "a")
     frame = pd.DataFrame(rows)
