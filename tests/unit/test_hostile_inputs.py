@@ -228,6 +228,7 @@ def test_float_ids_from_parquet_pair_with_int_ids_from_jsonl(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import pandas as pd  # with pyarrow, in the locked environment: never skipped
+
     rows = [{"sample_id": i, **r} for i, r in enumerate(animal_rows())]
     a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", rows), "a")
     frame = pd.DataFrame(rows)
