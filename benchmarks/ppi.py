@@ -13,13 +13,21 @@ labels-only beside two theoretical ones (sqrt(1 - rho^2): this design, the judge
 for the whole dataset; sqrt(1 - rho^2 N / (N + n)): PPI++ with a separate unlabelled sample),
 the mean absolute error of the corrected, labels-only and raw means, and the mean lambda. The
 ``ab`` setting does the same for a paired difference where the judge is generous on A's answers
-and strict on B's. A real-data mode needs the embedded judge's per-answer scores of the 600
-LFQA answers, which the shared datasets do not hold yet.
+and strict on B's.
+
+    python benchmarks/ppi.py --real benchmarks/out/lfqa600 [--real-draws 20]
+
+Real data: the LFQA answers scored by ``benchmarks/lfqa_scores.py`` (the judge's recall of
+every scored answer; people's recall from the majority labels). Each draw labels a simple
+random sample of 40 answers (``--labels``) and compares the intervals with people's mean over
+every scored answer. ``pairs`` does the same for a paired difference: two systems' answers to
+the same questions (every pair of the six systems, pooled), 40 labelled questions.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -133,9 +141,88 @@ def run(s: Setting, draws: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def real_scores(folder: Path) -> dict[str, tuple[float, float]]:
+    """Per answer id: (people's recall, the judge's recall), for every scored answer."""
+    gold = {}
+    for line in (folder / "gold.jsonl").open():
+        row = json.loads(line)
+        gold[row["sample_id"]] = sum(row["gold"]) / len(row["gold"])
+    scores = {}
+    for line in (folder / "results.jsonl").open():
+        row = json.loads(line)
+        result = row["results"]["context_recall"]
+        if result["score"] is not None:
+            scores[row["sample"]["sample_id"]] = (gold[row["sample"]["sample_id"]], result["score"])
+    return scores
+
+
+def real_pairs(scores: dict[str, tuple[float, float]]) -> tuple[Pairs, Pairs]:
+    """Every pair of systems that answered the same question, both answers scored."""
+    by_question: dict[str, dict[str, tuple[float, float]]] = {}
+    for key, value in scores.items():
+        system, question = key.split(":")
+        by_question.setdefault(question, {})[system] = value
+    human, judge = [], []
+    for answers in by_question.values():
+        systems = sorted(answers)
+        for i, a in enumerate(systems):
+            for b in systems[i + 1 :]:
+                human.append((answers[a][0], answers[b][0]))
+                judge.append((answers[a][1], answers[b][1]))
+    return human, judge
+
+
+def run_real(name: str, human_all: list[Any], judge_all: list[Any], labels: int, draws: int,
+             seed: int) -> dict[str, Any]:  # fmt: skip
+    rng = random.Random(seed)
+    paired = isinstance(human_all[0], tuple)
+    human = [a - b for a, b in human_all] if paired else human_all
+    judge = [a - b for a, b in judge_all] if paired else judge_all
+    size, target = len(human), statistics.fmean(human)
+    raw = statistics.fmean(judge)
+    raw_se = statistics.stdev(judge) / math.sqrt(size)
+    raw_half = t_quantile(0.95, size - 1) * raw_se
+    rho = statistics.correlation(human, judge)
+    rows = []
+    for _ in range(draws):
+        idx = rng.sample(range(size), labels)
+        estimator = ppi_difference if paired else ppi_mean
+        r = estimator(judge_all, [judge_all[i] for i in idx], [human_all[i] for i in idx])
+        low, high = r.labels_only
+        rows.append({
+            "cover": r.low <= target <= r.high, "cover_labels": low <= target <= high,
+            "ratio": (r.high - r.low) / (high - low), "mae": abs(r.estimate - target),
+            "mae_labels": abs(statistics.fmean(human[i] for i in idx) - target),
+            "lambda": r.lambda_,
+        })  # fmt: skip
+    out: dict[str, Any] = {
+        "setting": name, "N": size, "n": labels, "draws": draws, "rho": rho,
+        "bias": raw - target, "raw_se": raw_se, "cover_raw": abs(raw - target) <= raw_half,
+        "theory": math.sqrt(1 - rho**2),
+        "theory_ppi": math.sqrt(1 - rho**2 * size / (size + labels)),
+        "mae_raw": abs(raw - target), "people_mean": target, "judge_mean": raw,
+    }  # fmt: skip
+    for key in rows[0]:
+        out[key] = statistics.fmean(float(row[key]) for row in rows)
+    return out
+
+
+def print_row(r: dict[str, Any]) -> None:
+    print(
+        f"{r['setting']:10} {r['N']:4} {r['n']:3} {r['rho']:5.2f} {r['bias']:+7.3f} "
+        f"{r['raw_se']:6.3f} {r['cover']:6.1%} {r['cover_labels']:6.1%} "
+        f"{float(r['cover_raw']):6.1%} {r['ratio']:6.3f} {r['theory']:10.3f} "
+        f"{r['theory_ppi']:6.3f} {r['mae']:6.3f} {r['mae_labels']:6.3f} "
+        f"{r['mae_raw']:6.3f} {r['lambda']:6.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--real", type=Path, help="a folder written by lfqa_scores.py")
+    parser.add_argument("--real-draws", type=int, default=20)
+    parser.add_argument("--labels", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--summary", type=Path)
     args = parser.parse_args()
@@ -147,16 +234,24 @@ def main() -> None:
         f"{'PPI++':>6} {'MAE':>6} {'labels':>6} {'raw':>6} {'lambda':>6}"
     )
     results = []
-    for i, s in enumerate(SETTINGS):
-        r = run(s, args.draws, args.seed + i)
-        results.append(r)
-        print(
-            f"{s.name:10} {s.size:4} {s.labels:3} {r['rho']:5.2f} {r['bias']:+7.3f} "
-            f"{r['raw_se']:6.3f} {r['cover']:6.1%} {r['cover_labels']:6.1%} "
-            f"{r['cover_raw']:6.1%} {r['ratio']:6.3f} {r['theory']:10.3f} "
-            f"{r['theory_ppi']:6.3f} {r['mae']:6.3f} {r['mae_labels']:6.3f} "
-            f"{r['mae_raw']:6.3f} {r['lambda']:6.2f}"
-        )
+    if args.real:
+        scores = real_scores(args.real)
+        human = [h for h, _ in scores.values()]
+        judge = [j for _, j in scores.values()]
+        human_pairs, judge_pairs = real_pairs(scores)
+        for name, h, j in [("lfqa", human, judge), ("lfqa pairs", human_pairs, judge_pairs)]:
+            if len(h) < 2 * args.labels:
+                print(f"{name}: {len(h)} scored, fewer than twice {args.labels} labels; skipped")
+                continue
+            for draws in sorted({args.real_draws, args.draws}):
+                r = run_real(f"{name}", h, j, args.labels, draws, args.seed)
+                results.append(r)
+                print_row(r)
+    else:
+        for i, s in enumerate(SETTINGS):
+            r = run(s, args.draws, args.seed + i)
+            results.append(r)
+            print_row(r)
     load_end = os.getloadavg()
     print(f"load average at end {load_end}")
     write_json(args.summary, {"commit": commit(), "draws": args.draws, "seed": args.seed,
