@@ -17,7 +17,7 @@ and strict on B's.
 
     python benchmarks/ppi.py --real benchmarks/out/lfqa600 [--real-draws 20]
 
-Real data: the LFQA answers scored by ``benchmarks/lfqa_scores.py`` (the judge's recall of
+Real data: the LFQA answers scored by ``benchmarks/judge_scores.py`` (the judge's recall of
 every scored answer; people's recall from the majority labels). Each draw labels a simple
 random sample of 40 answers (``--labels``) and compares the intervals with people's mean over
 every scored answer. ``pairs`` does the same for a paired difference: two systems' answers to
@@ -142,17 +142,21 @@ def run(s: Setting, draws: int, seed: int) -> dict[str, Any]:
 
 
 def real_scores(folder: Path) -> dict[str, tuple[float, float]]:
-    """Per answer id: (people's recall, the judge's recall), for every scored answer."""
-    gold = {}
+    """Per answer id: (people's recall, the judge's recall), for every scored answer; an
+    AttributionBench id is prefixed with its source."""
+    gold, source = {}, {}
     for line in (folder / "gold.jsonl").open():
         row = json.loads(line)
         gold[row["sample_id"]] = sum(row["gold"]) / len(row["gold"])
+        source[row["sample_id"]] = row.get("source")
     scores = {}
     for line in (folder / "results.jsonl").open():
         row = json.loads(line)
         result = row["results"]["context_recall"]
         if result["score"] is not None:
-            scores[row["sample"]["sample_id"]] = (gold[row["sample"]["sample_id"]], result["score"])
+            key = row["sample"]["sample_id"]
+            name = f"{source[key]}:{key}" if source[key] else key
+            scores[name] = (gold[key], result["score"])
     return scores
 
 
@@ -220,7 +224,7 @@ def print_row(r: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--real", type=Path, help="a folder written by lfqa_scores.py")
+    parser.add_argument("--real", type=Path, help="a folder written by judge_scores.py")
     parser.add_argument("--real-draws", type=int, default=20)
     parser.add_argument("--labels", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
@@ -236,10 +240,16 @@ def main() -> None:
     results = []
     if args.real:
         scores = real_scores(args.real)
-        human = [h for h, _ in scores.values()]
-        judge = [j for _, j in scores.values()]
-        human_pairs, judge_pairs = real_pairs(scores)
-        for name, h, j in [("lfqa", human, judge), ("lfqa pairs", human_pairs, judge_pairs)]:
+        sets: list[tuple[str, list[Any], list[Any]]] = []
+        if (args.real / "gold.jsonl").open().readline().count('"source"'):  # AttributionBench
+            for source in sorted({key.split(":")[0] for key in scores}):
+                mine = [v for k, v in scores.items() if k.split(":")[0] == source]
+                sets.append((source, [h for h, _ in mine], [j for _, j in mine]))
+        else:
+            human_pairs, judge_pairs = real_pairs(scores)
+            sets.append(("lfqa", [h for h, _ in scores.values()], [j for _, j in scores.values()]))
+            sets.append(("lfqa pairs", human_pairs, judge_pairs))
+        for name, h, j in sets:
             if len(h) < 2 * args.labels:
                 print(f"{name}: {len(h)} scored, fewer than twice {args.labels} labels; skipped")
                 continue
