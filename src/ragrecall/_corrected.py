@@ -167,9 +167,9 @@ def check_answers(
     present = {(key, occurrence, content) for (key, occurrence), content in samples}
     if not any((x.key, x.occurrence, x.content) in present for x in answers):
         raise SampleError(
-            f"none of the {len(answers)} labelled answers is a sample of this dataset (first: "
-            f"{answers[0].where}): label answers of this dataset's results (the same rows, "
-            "retrieving the same chunks)"
+            f"none of the {len(answers)} labelled answers is among the samples here (first: "
+            f"{answers[0].where}): label answers of these results (the same rows, retrieving "
+            "the same chunks)"
         )
 
 

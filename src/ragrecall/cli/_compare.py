@@ -18,7 +18,7 @@ from rich.table import Table
 
 from .._calibration.answers import read_answer_labels
 from .._compare import Comparison, compare_records
-from .._corrected import CorrectedDifference, corrected_difference
+from .._corrected import CorrectedDifference, check_answers, corrected_difference
 from .._errors import SampleError
 from .._html import compare_report
 from .._results_file import read_records
@@ -99,6 +99,9 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
             raise SampleError(f"--resamples must be at least 1, not {args.resamples}")
         answers, other_labels = read_answer_labels(args.labels) if args.labels else ([], 0)
         a, b = read_records(args.a), read_records(args.b)
+        if args.labels:
+            runs = [((r.key, r.occurrence), r.content) for r in (*a, *b)]
+            check_answers(answers, runs, None, other_labels)
         corrected: CorrectedDifference | None = None
         try:
             comparison = compare_records(

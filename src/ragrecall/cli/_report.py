@@ -200,6 +200,7 @@ def _print_corrected(c: CorrectedMean, console: Console) -> None:
         f"{escape(p.method)}): {p.estimate:.3f} [{p.low:.3f}, {p.high:.3f}] {level} interval; "
         f"the judge's mean {p.judge_mean:.3f}",
         highlight=False,
+        soft_wrap=True,
     )
     bias = f"{p.judge_bias:+.3f}"
     if c.bias_interval is not None:
@@ -208,6 +209,7 @@ def _print_corrected(c: CorrectedMean, console: Console) -> None:
         f"  judge's bias (judge - people on the labelled answers) {bias}; labels alone "
         f"[{p.labels_only[0]:.3f}, {p.labels_only[1]:.3f}]",
         highlight=False,
+        soft_wrap=True,
     )
     notes = [
         (c.unmatched, "labelled answers match no sample of this run (not used)"),
@@ -216,4 +218,4 @@ def _print_corrected(c: CorrectedMean, console: Console) -> None:
     ]
     for count, what in notes:
         if count:
-            console.print(f"  [yellow]{count}[/] {what}", highlight=False)
+            console.print(f"  [yellow]{count}[/] {what}", highlight=False, soft_wrap=True)
