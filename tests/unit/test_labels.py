@@ -441,3 +441,51 @@ def test_compare_counts_tasks_labelled_on_one_side(
     assert main(["compare", str(a), str(b), "--labels", str(la)]) == 2
     message = f"no task has labels for both runs' answers ({len(differ) // 3} labelled on one side"
     assert message in capsys.readouterr().out.replace("\n", " ")
+
+
+@pytest.mark.system
+def test_label_answers_in_a_real_browser_then_eval(
+    runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
+    from cdp import Browser
+
+    a, _ = runs
+    folder = review(a, "--answers", "10", "--seed", "11")
+    rows_shown = table(folder)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    browser = Browser(tmp_path / "profile")
+    try:
+        browser.send(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True},
+        )
+        browser.open((folder / "review.html").as_uri())
+        for row in rows_shown:
+            shown = "document.querySelector('.item.current')"
+            assert browser.evaluate(f"{shown}.querySelector('.claim').textContent") == row["claim"]
+            browser.press("y" if truth(row["claim"], row["sample_id"]) else "n")
+            browser.press("ArrowRight")
+        browser.press("e")
+        exported = downloads / "labels.jsonl"
+        for _ in range(200):
+            if exported.exists() and exported.read_text().endswith("\n"):
+                break
+            browser.evaluate("1")  # let events arrive
+        errors = [
+            e
+            for e in browser.events
+            if e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error"
+        ]
+        assert not errors, errors
+    finally:
+        browser.close()
+    lines = [json.loads(x) for x in exported.read_text().splitlines()]
+    records = {r.key: r for r in read_records(a)}
+    assert len(lines) == len(rows_shown)
+    for line in lines:  # the page counted each answer's recall, exactly as Python does
+        assert line["human_recall"] == human_recall(records[line["key"]], truth)
+    capsys.readouterr()
+    assert main(["eval", str(a.parent / "a.jsonl"), *JUDGE, "--labels", str(exported)]) == 0
+    assert "corrected by 10 labelled answers" in capsys.readouterr().out
