@@ -65,17 +65,25 @@ def without_dogs(n: int) -> list[dict[str, Any]]:
     return [{**r, "contexts": r["contexts"][:1]} for r in rows(n)]
 
 
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with results A (rows) and B (without_dogs) of 30 tasks, scored once for the
+    module (each test reviews them into folders of its own arguments)."""
+    folder = tmp_path_factory.mktemp("runs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGRECALL_CLAIMS_STORE", str(folder / "claims.db"))
+        for name, data in (("a", rows(30)), ("b", without_dogs(30))):
+            path = write_rows(folder / f"{name}.jsonl", data)
+            results = folder / f"{name}-results.jsonl"
+            assert main(["eval", str(path), *JUDGE, "--out", str(results)]) == 0
+    return folder
+
+
 @pytest.fixture
-def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """Results A (rows) and B (without_dogs) of 30 tasks."""
-    monkeypatch.setenv("RAGRECALL_CLAIMS_STORE", str(tmp_path / "claims.db"))
-    out = []
-    for name, data in (("a", rows(30)), ("b", without_dogs(30))):
-        path = write_rows(tmp_path / f"{name}.jsonl", data)
-        results = tmp_path / f"{name}-results.jsonl"
-        assert main(["eval", str(path), *JUDGE, "--out", str(results)]) == 0
-        out.append(results)
-    return out[0], out[1]
+def runs(scored: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Results A and B (``scored``), the claim store theirs."""
+    monkeypatch.setenv("RAGRECALL_CLAIMS_STORE", str(scored / "claims.db"))
+    return scored / "a-results.jsonl", scored / "b-results.jsonl"
 
 
 def review(results: Path, *extra: str) -> Path:
@@ -245,7 +253,7 @@ def test_eval_with_labels_reports_the_corrected_mean(
     summary, report = a.parent / "summary.json", a.parent / "report.html"
     capsys.readouterr()
     extra = ["--labels", str(labels), "--summary-json", str(summary), "--report", str(report)]
-    assert main(["eval", str(data), *JUDGE, *extra]) == 0
+    assert main(["eval", str(data), *JUDGE, "--out", str(a), *extra]) == 0  # resumed: read back
     out = capsys.readouterr().out
     assert f"corrected by 15 labelled answers (of 30; ppi): {expected.estimate:.3f}" in out
     assert f"[{expected.low:.3f}, {expected.high:.3f}] 90% interval" in out
@@ -298,7 +306,8 @@ def test_labels_matching_no_sample_are_counted(
     claim = {**json.loads(lines[0]), "pick": "random", "claim_index": 0}
     labels.write_text("\n".join([*lines, *map(json.dumps, [*stray, claim])]) + "\n")
     capsys.readouterr()
-    assert main(["eval", str(a.parent / "a.jsonl"), *JUDGE, "--labels", str(labels)]) == 0
+    data = str(a.parent / "a.jsonl")
+    assert main(["eval", data, *JUDGE, "--out", str(a), "--labels", str(labels)]) == 0
     out = capsys.readouterr().out
     assert "corrected by 12 labelled answers" in out
     assert "1 labelled answers match no sample of this run" in out
@@ -487,5 +496,6 @@ def test_label_answers_in_a_real_browser_then_eval(
     for line in lines:  # the page counted each answer's recall, exactly as Python does
         assert line["human_recall"] == human_recall(records[line["key"]], truth)
     capsys.readouterr()
-    assert main(["eval", str(a.parent / "a.jsonl"), *JUDGE, "--labels", str(exported)]) == 0
+    data = str(a.parent / "a.jsonl")
+    assert main(["eval", data, *JUDGE, "--out", str(a), "--labels", str(exported)]) == 0
     assert "corrected by 10 labelled answers" in capsys.readouterr().out
