@@ -437,6 +437,7 @@ def test_compare_counts_tasks_labelled_on_one_side(
     assert main(["compare", str(a), str(b), "--labels", str(la), "--labels", str(lb)]) == 0
     out = capsys.readouterr().out
     assert "12 / 30" in out and "labelled on one side only (not used)" in out
+    assert "the two reviews drew different tasks" in out
     # one label serves both runs where they retrieved the same (every third task)
     same = sum(int(r["sample_id"][1:]) % 3 == 0 for r in table(la.parent)) // 3
     assert main(["compare", str(a), str(b), "--labels", str(la)]) == 0

@@ -160,6 +160,14 @@ def print_corrected(d: CorrectedDifference, console: Console) -> None:
         table.add_row("labels of single claims (for calibrate)", str(d.other_labels))
     console.print(table)
     colour = {"better": "green", "worse": "red"}.get(d.verdict, "yellow")
+    if d.one_side:
+        console.print(
+            f"[yellow]note[/]: {d.one_side} tasks are labelled for one run only: the two "
+            "reviews drew different tasks. The correction assumes the tasks labelled on both "
+            "sides are a random sample of the pairs; review both runs with the same --answers "
+            "and --seed",
+            soft_wrap=True,
+        )
     console.print(
         f"corrected verdict: [bold {colour}]{d.verdict}[/] (the interval "
         f"{'excludes' if d.verdict != 'no significant difference' else 'includes'} 0)"
