@@ -136,6 +136,39 @@ def test_report_shows_the_corrected_mean() -> None:
     assert f"{c.bias:+.3f}" in text and "Corrected" not in eval_report(records, ["context_recall"])
 
 
+def test_compare_report_shows_the_corrected_difference() -> None:
+    from ragrecall._corrected import corrected_difference
+
+    a = [hostile_record(i, 1.0) for i in range(12)]
+    b = [
+        Record(
+            r.key,
+            r.index,
+            r.sample,
+            {
+                "context_recall": hostile_record(r.index)
+                .results["context_recall"]
+                .model_copy(update={"score": 0.5 if r.index % 2 else 1.0})
+            },
+            content=f"b{r.index}",
+        )
+        for r in a
+    ]
+    answers = [
+        AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 2, 2, "x")
+        for r in a
+    ] + [
+        AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 0, 2, "y")
+        for r in b[:10]
+    ]
+    d = corrected_difference(a, b, answers, "context_recall")
+    assert (d.ppi.labels, d.ppi.total, d.verdict, d.one_side) == (10, 12, "worse", 2)
+    html = compare_report(compare_records(a, b), "A", "B", d)
+    text = "".join(parse(html).text)
+    assert "Corrected with people's labels: worse" in text and "10 / 12" in text
+    assert f"{d.ppi.estimate:+.3f}" in text and "labelled on one side only (not used)" in text
+
+
 CHROMIUM = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
 )
