@@ -19,6 +19,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ._budget import Budget
+from ._calibration.answers import LabelSource, read_answer_labels
+from ._calibration.labels import Label
+from ._corrected import AnswerLabel, CorrectedMean, check_answers, corrected_mean
 from ._data import load_samples
 from ._engines.base import Engine, Outcome, RunSettings, identities
 from ._engines.local import LocalEngine
@@ -45,6 +48,11 @@ class EvaluationReport(BaseModel):
     resumed: int = Field(0, description="Samples read back from ``out``, not scored again.")
     budget_spent: bool = Field(
         False, description="The budget stopped the run: samples not scored are unscorable."
+    )
+    corrected: dict[str, CorrectedMean] = Field(
+        default_factory=dict,
+        description="With ``labels=``: metric name -> its mean corrected by people's labels of "
+        "whole answers (prediction-powered inference), the judge's mean and measured bias.",
     )
 
     @property
@@ -106,9 +114,11 @@ async def aevaluate(
     repeats: int = 1,
     show_progress: bool | None = None,
     notify: Callable[[str], None] | None = None,
+    labels: LabelSource | Sequence[LabelSource] | None = None,
 ) -> EvaluationReport:
     """The async twin of ``evaluate`` (the engine's ``ascore``)."""
     run = _Run(dataset, metrics, out, max_calls, max_tokens, engine, column_map, concurrency)
+    run.read_labels(labels)
     settings = RunSettings(repeats, timeout, max_retries, show_progress, notify or _quiet)
     outcome = await run.engine.ascore(run.samples, run.metrics, **run.arguments(settings))
     return run.report(outcome)
@@ -129,6 +139,7 @@ def evaluate(
     repeats: int = 1,
     show_progress: bool | None = None,
     notify: Callable[[str], None] | None = None,
+    labels: LabelSource | Sequence[LabelSource] | None = None,
 ) -> EvaluationReport:
     """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
 
@@ -150,8 +161,16 @@ def evaluate(
     ``runs`` each run's score. ``notify`` hears what the run says (resuming, batches sent).
     ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin and
     ``astream`` its streaming one.
+
+    ``labels``: people's labels of whole answers (a labels file from the page of ``ragrecall
+    review RESULTS --answers N``, its CSV, a list of files or of ``Label``s): the report's
+    ``corrected`` then holds, per metric labelled, the judge's mean corrected by them
+    (``ppi_mean``, a 90 % interval), the judge's measured bias with its interval, and the
+    labels that matched no sample. Labels that cannot correct this dataset (none of its
+    samples, an incomplete answer, other claims) raise SampleError naming file and line.
     """
     run = _Run(dataset, metrics, out, max_calls, max_tokens, engine, column_map, concurrency)
+    run.read_labels(labels)
     settings = RunSettings(repeats, timeout, max_retries, show_progress, notify or _quiet)
     outcome = run.engine.score(run.samples, run.metrics, **run.arguments(settings))
     return run.report(outcome)
@@ -249,6 +268,16 @@ class _Run:
                 raise ValueError(f"the {engine.name} engine takes no concurrency")
             engine = dataclasses.replace(engine, concurrency=concurrency)  # type: ignore[type-var]
         self.engine: Engine = engine
+        self.answers: list[AnswerLabel] = []
+        self.other_labels = 0
+
+    def read_labels(self, labels: LabelSource | Sequence[LabelSource] | None) -> None:
+        """Read and check ``labels`` before scoring (a bad file costs no judge call)."""
+        if labels is None:
+            return
+        sources = [labels] if isinstance(labels, (str, Path, Label)) else list(labels)
+        self.answers, self.other_labels = read_answer_labels(sources)
+        check_answers(self.answers, self.where, None, self.other_labels)
 
     def arguments(self, settings: RunSettings) -> dict[str, Any]:
         if settings.repeats < 1:
@@ -272,6 +301,14 @@ class _Run:
             for name, column in results.items():
                 result = record.results.get(name) if record is not None else None
                 column.append(result or _not_scored(name))
+        records = list(self.found.values())
+        labelled = [n for n in outcome.metrics if any(x.metric == n for x in self.answers)]
+        if self.answers and not labelled:
+            check_answers(self.answers, self.where, outcome.metrics)
+        corrected = {
+            name: corrected_mean(records, self.answers, name, other_labels=self.other_labels)
+            for name in labelled
+        }
         return EvaluationReport(
             samples=self.samples,
             results=results,
@@ -279,6 +316,7 @@ class _Run:
             elapsed_s=time.perf_counter() - self.start,
             resumed=outcome.resumed,
             budget_spent=self.budget.spent,
+            corrected=corrected,
         )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ._compare import Comparison
+from ._corrected import CorrectedDifference, CorrectedMean
 from ._results_file import Record
 from ._schemas import ClaimVerdict, RecallResult, Sample
 from ._summary import summarize
@@ -204,8 +205,15 @@ def _result_html(sample: Sample, name: str, result: RecallResult, runs: list[flo
     return "".join(parts)
 
 
-def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str = "") -> str:
-    """The report of one ``eval`` run: summary, histograms, a sortable table, every claim."""
+def eval_report(
+    records: Sequence[Record],
+    metrics: Sequence[str],
+    *,
+    title: str = "",
+    corrected: Sequence[CorrectedMean] = (),
+) -> str:
+    """The report of one ``eval`` run: summary, the means corrected by people's labels,
+    histograms, a sortable table, every claim."""
     ordered = sorted(records, key=lambda r: r.index)
     body = [f"<h1>ragrecall report{': ' + escape(title) if title else ''}</h1>"]
     rows = []
@@ -225,6 +233,8 @@ def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str
         "<th>95% CI with judge uncertainty</th><th>scored</th><th>unscorable</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
+    if corrected:
+        body.append(corrected_html(corrected))
     body.append("<h2>Score distribution</h2>")
     for name in metrics:
         scores = [s for s in (r.score(name) for r in ordered) if s is not None]
@@ -268,8 +278,49 @@ def eval_report(records: Sequence[Record], metrics: Sequence[str], *, title: str
     return page(f"ragrecall report {title}", "\n".join(body))
 
 
-def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
-    """The report of ``compare``: verdict and statistics, the differences, changed claims."""
+def _interval(low: float, high: float, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"[{low:{sign}.3f}, {high:{sign}.3f}]"
+
+
+def corrected_html(corrected: Sequence[CorrectedMean]) -> str:
+    """The section of the eval report on the means corrected by people's labels."""
+    rows = []
+    for c in corrected:
+        p = c.ppi
+        bias = "" if c.bias_interval is None else _interval(*c.bias_interval, signed=True)
+        unused = c.unmatched + c.unscorable
+        rows.append(
+            f"<tr><td>{escape(c.metric)}</td>{_cell(_fmt(p.judge_mean), numeric=True)}"
+            f"{_cell(_fmt(p.estimate), numeric=True)}"
+            f"{_cell(_interval(p.low, p.high), numeric=True)}"
+            f"{_cell(f'{p.labels} of {p.total}', numeric=True)}"
+            f"{_cell(f'{p.judge_bias:+.3f}', numeric=True)}{_cell(bias, numeric=True)}"
+            f"{_cell(_interval(*p.labels_only), numeric=True)}"
+            f"{_cell(str(unused), numeric=True)}{_cell(p.method)}</tr>"
+        )
+    level = f"{corrected[0].ppi.confidence:.0%}"
+    return (
+        '<h2 id="corrected">Corrected with people\'s labels</h2><p class="dim">The judge\'s '
+        "mean corrected by people's recall of whole answers drawn at random "
+        "(prediction-powered inference); bias: the judge's mean minus people's on the "
+        "labelled answers (positive: generous). Labelled answers not used: those matching no "
+        "sample or unscorable in this run.</p>"
+        "<table><thead><tr><th>metric</th><th>judge's mean</th><th>corrected mean</th>"
+        f"<th>{level} interval</th><th>labelled answers</th><th>judge's bias</th>"
+        f"<th>bias {level} interval</th><th>labels alone</th><th>labelled, not used</th>"
+        f"<th>method</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def compare_report(
+    c: Comparison,
+    a_name: str = "A",
+    b_name: str = "B",
+    corrected: CorrectedDifference | None = None,
+) -> str:
+    """The report of ``compare``: verdict and statistics, the corrected difference (with
+    labels), the differences, changed claims."""
     body = [
         f"<h1>ragrecall compare: {escape(c.metric)}</h1>",
         f"<p>A = {escape(a_name)}<br>B = {escape(b_name)}</p>",
@@ -300,6 +351,8 @@ def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
         f'<h2>Verdict: <span class="{klass}">{escape(c.verdict)}</span> '
         f"(alpha {c.alpha})</h2><table><tbody>{rows}</tbody></table>"
     )
+    if corrected is not None:
+        body.append(_corrected_difference_html(corrected))
     body.append("<h2>Differences B - A</h2>")
     body.append(
         histogram_svg([p.diff for p in c.pairs], low=-1.0, high=1.0, bins=20, label="B - A")
@@ -324,3 +377,24 @@ def compare_report(c: Comparison, a_name: str = "A", b_name: str = "B") -> str:
             f"<ul>{items}</ul></details>"
         )
     return page(f"ragrecall compare {c.metric}", "\n".join(body))
+
+
+def _corrected_difference_html(d: CorrectedDifference) -> str:
+    p = d.ppi
+    klass = {"better": "ok", "worse": "bad"}.get(d.verdict, "dim")
+    stats = [
+        ("judge's mean difference B - A", f"{p.judge_mean:+.3f}"),
+        ("corrected difference B - A", f"{p.estimate:+.3f}"),
+        (f"{p.confidence:.0%} interval", _interval(p.low, p.high, signed=True)),
+        ("labels alone", _interval(*p.labels_only, signed=True)),
+        ("tasks labelled on both sides / paired", f"{p.labels} / {p.total}"),
+        ("judge's bias on B minus on A", f"{p.judge_bias:+.3f}"),
+        ("labelled on one side only (not used)", str(d.one_side)),
+        ("labels matching no answer / unscorable", f"{d.unmatched} / {d.unscorable}"),
+        ("method", p.method),
+    ]
+    rows = "".join(f"<tr><td>{escape(k)}</td>{_cell(v, numeric=True)}</tr>" for k, v in stats)
+    return (
+        f'<h2 id="corrected">Corrected with people\'s labels: <span class="{klass}">'
+        f"{escape(d.verdict)}</span></h2><table><tbody>{rows}</tbody></table>"
+    )

@@ -1,6 +1,9 @@
 """Calibrating the verdicts to people's labels: ``read_labels`` (a labelled review CSV),
 ``calibrate`` (a ``CalibrationProfile`` fitted to them, with its ``Agreement``), and the
-``Decision`` a profile holds (support threshold, lexical weight).
+``Decision`` a profile holds (support threshold, lexical weight). People's labels of whole
+answers (``read_answer_labels``, each an ``AnswerLabel``) correct a run's mean
+(``CorrectedMean``, ``evaluate(..., labels=...)``) and two runs' difference
+(``CorrectedDifference``, ``ragrecall compare --labels``).
 """
 
 import typing as _typing
@@ -10,6 +13,10 @@ from ._lazy import lazy as _lazy
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
     "Agreement": "ragrecall._metrics.decision",
+    "AnswerLabel": "ragrecall._corrected",
+    "CorrectedDifference": "ragrecall._corrected",
+    "CorrectedMean": "ragrecall._corrected",
+    "read_answer_labels": "ragrecall._calibration.answers",
     "CalibrationProfile": "ragrecall._metrics.decision",
     "Label": "ragrecall._calibration.labels",
     "calibrate": "ragrecall._calibration.fit",
@@ -22,15 +29,21 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
+    from ._calibration.answers import read_answer_labels
     from ._calibration.fit import calibrate
     from ._calibration.labels import Label, read_labels
+    from ._corrected import AnswerLabel, CorrectedDifference, CorrectedMean
     from ._metrics.decision import Agreement, CalibrationProfile, Decision
 
 __all__ = [
     "Agreement",
+    "AnswerLabel",
     "CalibrationProfile",
+    "CorrectedDifference",
+    "CorrectedMean",
     "Decision",
     "Label",
     "calibrate",
+    "read_answer_labels",
     "read_labels",
 ]

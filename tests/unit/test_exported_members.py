@@ -39,7 +39,8 @@ SUBMODULES = {
         "Sink",
     ],
     "ragrecall.calibration": [
-        "Agreement", "CalibrationProfile", "Decision", "Label", "calibrate", "read_labels",
+        "Agreement", "AnswerLabel", "CalibrationProfile", "CorrectedDifference", "CorrectedMean",
+        "Decision", "Label", "calibrate", "read_answer_labels", "read_labels",
     ],
     "ragrecall.text": [
         "claim_set_hash", "default_claim_cache", "instructs_judge", "split_sentences",

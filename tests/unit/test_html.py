@@ -13,6 +13,8 @@ from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._compare import compare_records
 from ragrecall._html import compare_report, eval_report, highlight, histogram_svg
 from ragrecall._results_file import Record
+from ragrecall.calibration import AnswerLabel, CorrectedMean
+from ragrecall.stats import ppi_mean
 
 HOSTILE = '<script>alert(1)</script> "quoted" & <img src=x onerror=alert(2)>'
 
@@ -111,6 +113,62 @@ def test_compare_report_escapes_claims() -> None:
     assert f"+ Dogs fly. {HOSTILE}" in "".join(parsed.text)
 
 
+def corrected(records: list[Record]) -> CorrectedMean:
+    """The first ten records labelled: people find one of their two claims supported."""
+    from ragrecall._corrected import corrected_mean
+
+    answers = [
+        AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 1, 2, f"x:{i}")
+        for i, r in enumerate(records[:10])
+    ]
+    return corrected_mean(records, answers)
+
+
+def test_report_shows_the_corrected_mean() -> None:
+    records = [hostile_record(i, (i % 3) / 2) for i in range(14)]
+    c = corrected(records)
+    scores = [r.score("context_recall") or 0.0 for r in records]
+    assert c.ppi == ppi_mean(scores, scores[:10], [0.5] * 10)
+    html = eval_report(records, ["context_recall"], corrected=[c])
+    text = "".join(parse(html).text)
+    assert "Corrected with people's labels" in text and "10 of 14" in text
+    assert f"{c.estimate:.3f}" in text and f"[{c.ppi.low:.3f}, {c.ppi.high:.3f}]" in text
+    assert f"{c.bias:+.3f}" in text and "Corrected" not in eval_report(records, ["context_recall"])
+
+
+def test_compare_report_shows_the_corrected_difference() -> None:
+    from ragrecall._corrected import corrected_difference
+
+    a = [hostile_record(i, 1.0) for i in range(12)]
+    b = [
+        Record(
+            r.key,
+            r.index,
+            r.sample,
+            {
+                "context_recall": hostile_record(r.index)
+                .results["context_recall"]
+                .model_copy(update={"score": 0.5 if r.index % 2 else 1.0})
+            },
+            content=f"b{r.index}",
+        )
+        for r in a
+    ]
+    answers = [
+        AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 2, 2, "x")
+        for r in a
+    ] + [
+        AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 0, 2, "y")
+        for r in b[:10]
+    ]
+    d = corrected_difference(a, b, answers, "context_recall")
+    assert (d.ppi.labels, d.ppi.total, d.verdict, d.one_side) == (10, 12, "worse", 2)
+    html = compare_report(compare_records(a, b), "A", "B", d)
+    text = "".join(parse(html).text)
+    assert "Corrected with people's labels: worse" in text and "10 / 12" in text
+    assert f"{d.ppi.estimate:+.3f}" in text and "labelled on one side only (not used)" in text
+
+
 CHROMIUM = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
 )
@@ -121,7 +179,8 @@ def test_renders_in_headless_chromium(tmp_path: Path) -> None:
     # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
     assert CHROMIUM is not None, "headless Chromium is not installed (apt-get install chromium)"
     page = tmp_path / "report.html"
-    page.write_text(eval_report([hostile_record(0), hostile_record(1, 1.0)], ["context_recall"]))
+    records = [hostile_record(i, (i % 3) / 2) for i in range(14)]
+    page.write_text(eval_report(records, ["context_recall"], corrected=[corrected(records)]))
     shot = tmp_path / "shot.png"
     run = subprocess.run(
         [

@@ -31,27 +31,51 @@ class Label(BaseModel):
     occurrence: int = Field(1, ge=0)
     claim: str
     label: Literal["supported", "not_supported", "skip"]
-    pick: str = Field("random", description="uncertain, random or unscorable (pick_for_review).")
+    pick: str = Field(
+        "random",
+        description="uncertain, random or unscorable (pick_for_review); answer: a claim of a "
+        "whole answer picked at random (pick_answers).",
+    )
     attributed: bool | None = Field(None, description="The judge's verdict (None: unscorable).")
     p_supported: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     word_overlap: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     judge: str = ""
     prompt_version: str = PROMPT_VERSION
     sample_id: str | None = None
+    metric: str = "context_recall"
+    content: str | None = Field(None, description="The sample's content digest (its retrieval).")
+    task: str | None = Field(None, description="The task compare pairs by (a digest).")
+    claim_set: str | None = Field(None, description="The digest of the answer's claims.")
+    claim_index: int | None = Field(None, ge=0, description="The claim's place in its answer.")
+    answer_claims: int | None = Field(None, ge=1, description="Claims in the whole answer.")
+    judge_score: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
+    human_recall: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="Supported claims over the answer's claims, on a labelled whole answer "
+        "(the review page's export; read back, it must agree with the labels).",
+    )
 
 
 def read_labels(path: str | Path) -> list[Label]:
     """Labels from the review page's JSONL export or the review CSV (its ``label`` column:
     supported, not_supported, skip; blank is skip). Bad rows raise SampleError naming the file,
     line and field."""
+    return [label for _, label in read_label_rows(path)]
+
+
+def read_label_rows(path: str | Path) -> list[tuple[int, Label]]:
+    """``read_labels`` with the line each label starts on."""
     path = Path(path)
     regular_file(path, "labels file")
     with path.open("rb") as f:
         rows = _csv_labels(f, path) if path.suffix.lower() == ".csv" else _jsonl_labels(f, path)
-        labels: list[Label] = []
+        labels: list[tuple[int, Label]] = []
         for n, row in rows:
             try:
-                labels.append(Label.model_validate(row))
+                labels.append((n, Label.model_validate(row)))
             except ValidationError as err:
                 message = f"not a label: {field_errors(err)}"
                 raise SampleError(message, file=str(path), line=n) from err

@@ -1,17 +1,23 @@
-"""Verdicts for a person to label: which ones (``pick_for_review``), and the page and CSV
-they are labelled in.
+"""Verdicts for a person to label: which ones (``pick_for_review``, ``pick_answers``), and
+the page and CSV they are labelled in.
 
-A person labels a share of the verdicts nearest the decision (where the judge is least sure),
-a random share of the others (so the agreement measured on them is unbiased), and every claim
-of an unscorable sample. The page is self-contained (no network, works from file://): each
-claim with its question and chunks, the cited evidence marked, the judge's verdict hidden until
-the person answers; keys ``y`` supported, ``n`` not supported, ``s`` skip; the labels are
-exported as JSONL for ``calibrate``. A label names its sample (``key``, ``occurrence``) and
-claim, the join to the results file, and carries the judge's numbers it is compared with.
+For calibration a person labels a share of the verdicts nearest the decision (where the judge
+is least sure), a random share of the others (so the agreement measured on them is unbiased),
+and every claim of an unscorable sample. For a corrected mean (``eval --labels``) they label
+whole answers drawn at random (``pick_answers``): every claim of each, in random order; the
+page's export gives each complete answer's human recall.
+
+The page is self-contained (no network, works from file://): each claim with its question
+and chunks, the cited evidence marked, the judge's verdict hidden until the person answers;
+keys ``y`` supported, ``n`` not supported, ``s`` skip; the labels are exported as JSONL for
+``calibrate`` and ``eval --labels``. A label names its sample (``key``, ``occurrence``,
+``content``) and claim, the join to the results file, and carries the judge's numbers it is
+compared with.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -20,6 +26,7 @@ from html import escape
 from pathlib import Path
 from typing import Literal
 
+from .._compare import task_identity
 from .._csv_cells import write_csv
 from .._html import highlight, page
 from .._metrics.decision import DEFAULT_DECISION, Decision
@@ -27,9 +34,9 @@ from .._results_file import Record
 from .._schemas import ClaimVerdict, RecallResult
 from ..prompts import PROMPT_VERSION
 
-__all__ = ["ReviewItem", "pick_for_review", "review_csv", "review_page"]
+__all__ = ["ReviewItem", "pick_answers", "pick_for_review", "review_csv", "review_page"]
 
-Pick = Literal["uncertain", "random", "unscorable"]
+Pick = Literal["uncertain", "random", "unscorable", "answer"]
 
 
 @dataclass
@@ -51,6 +58,14 @@ class ReviewItem:
     judge: str = ""
     prompt_version: str = PROMPT_VERSION
     chunks: list[tuple[str, str]] = field(default_factory=list)  # (id, text), cited first
+    metric: str = "context_recall"
+    content: str = ""  # the sample's content digest: which retrieval
+    task: str = ""  # a digest of the task identity compare pairs by
+    claim_set: str | None = None
+    claim_index: int = 0  # the claim's place in its answer
+    answer_claims: int | None = None  # pick "answer": the answer's claims
+    judge_score: float | None = None  # pick "answer": the judge's score of the answer
+    answer: int | None = None  # pick "answer": the answer's number on the page
 
 
 def judge_of(result: RecallResult) -> str:
@@ -79,12 +94,15 @@ def pick_for_review(
             continue
         found = True
         if result.status == "unscorable":
-            for claim in result.claims:
-                item = _item(record, result, claim, None, "unscorable")
+            for i, claim in enumerate(result.claims):
+                item = _item(record, result, claim, None, "unscorable", i, metric)
                 item.reason = result.reason
                 failed.append(item)
         else:
-            scored += [_item(record, result, v.claim, v, "random") for v in result.verdicts]
+            scored += [
+                _item(record, result, v.claim, v, "random", i, metric)
+                for i, v in enumerate(result.verdicts)
+            ]
     if not found:
         raise ValueError(f"no result for metric {metric!r} in these records")
     with_p = [i for i in scored if i.p_supported is not None]
@@ -98,6 +116,56 @@ def pick_for_review(
     return chosen + failed
 
 
+def pick_answers(
+    records: Sequence[Record],
+    metric: str = "context_recall",
+    *,
+    answers: int = 40,
+    seed: int = 0,
+) -> list[ReviewItem]:
+    """``answers`` whole answers drawn at random (seeded) from those ``metric`` scored, each
+    with every claim, its claims in random order: what ``eval --labels`` needs (a simple
+    random sample of answers, people's recall of each).
+
+    The draw orders the answers by a digest of the seed and the task (as ``compare`` pairs
+    them), so the same seed draws the same tasks from two runs of one question set: labels of
+    both runs' answers then pair. Unscorable answers are left out (the judge's mean leaves
+    them out too). Raises ValueError when no record holds ``metric``."""
+    if not any(metric in r.results for r in records):
+        raise ValueError(f"no result for metric {metric!r} in these records")
+    scored = [r for r in records if _whole(r.results.get(metric))]
+    drawn = sorted(scored, key=lambda r: _draw(seed, r))[: max(answers, 0)]
+    items: list[ReviewItem] = []
+    for number, record in enumerate(drawn, start=1):
+        result = record.results[metric]
+        verdicts = list(enumerate(result.verdicts))
+        random.Random(_draw(seed, record)).shuffle(verdicts)
+        for index, verdict in verdicts:
+            item = _item(record, result, verdict.claim, verdict, "answer", index, metric)
+            item.answer_claims, item.judge_score, item.answer = len(verdicts), result.score, number
+            items.append(item)
+    return items
+
+
+def _whole(result: RecallResult | None) -> bool:
+    return (
+        result is not None
+        and result.score is not None
+        and bool(result.verdicts)
+        and len(result.verdicts) == len(result.claims)
+    )
+
+
+def _draw(seed: int, record: Record) -> str:
+    text = f"{seed}\0{task_identity(record.sample)}\0{record.occurrence}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def task_digest(record: Record) -> str:
+    """A digest of the task ``compare`` pairs the record's sample by."""
+    return hashlib.sha256(task_identity(record.sample).encode()).hexdigest()[:16]
+
+
 def _margin(item: ReviewItem, decision: Decision) -> float:
     w = decision.lexical_weight
     mixed = (1 - w) * (item.p_supported or 0.0) + w * (item.word_overlap or 0.0)
@@ -105,7 +173,13 @@ def _margin(item: ReviewItem, decision: Decision) -> float:
 
 
 def _item(
-    record: Record, result: RecallResult, claim: str, v: ClaimVerdict | None, pick: Pick
+    record: Record,
+    result: RecallResult,
+    claim: str,
+    v: ClaimVerdict | None,
+    pick: Pick,
+    index: int,
+    metric: str,
 ) -> ReviewItem:
     cited = [] if v is None else v.chunk_ids
     chunks = {c.id: c.text for c in record.sample.retrieved_contexts}
@@ -127,13 +201,18 @@ def _item(
         reason=result.reason if v is None else v.reason,
         judge=judge_of(result),
         chunks=[(c, chunks[c]) for c in order],
+        metric=metric,
+        content=record.content,
+        task=task_digest(record),
+        claim_set=result.claim_set,
+        claim_index=index,
     )
 
 
 def label_fields(item: ReviewItem) -> dict[str, object]:
     """What a label carries besides the person's answer (the page's export, the CSV)."""
     value = asdict(item)
-    for name in ("chunks", "question", "reason", "evidence", "chunk_ids"):
+    for name in ("chunks", "question", "reason", "evidence", "chunk_ids", "answer"):
         value.pop(name)
     return value
 
@@ -141,18 +220,21 @@ def label_fields(item: ReviewItem) -> dict[str, object]:
 CSV_COLUMNS = [
     "key", "occurrence", "sample_id", "question", "claim", "label", "pick", "attributed",
     "p_supported", "word_overlap", "chunk_ids", "evidence", "reason", "judge", "prompt_version",
+    "metric", "content", "task", "claim_set", "claim_index", "answer", "answer_claims",
+    "judge_score", "human_recall",
 ]  # fmt: skip
 
 
 def review_csv(items: Sequence[ReviewItem], path: str | Path) -> None:
     """The items as CSV, for a spreadsheet: fill the ``label`` column with supported,
-    not_supported or skip (blank is skip); ``calibrate`` reads the file back. Cells that a
+    not_supported or skip (blank is skip); ``calibrate`` and ``eval --labels`` read the file
+    back (``human_recall`` stays blank: the reader counts it from an answer's labels). Cells that a
     spreadsheet would run as a formula are marked with a leading ``'`` (``write_csv``)."""
     write_csv(path, CSV_COLUMNS, (_csv_row(item) for item in items))
 
 
 def _csv_row(item: ReviewItem) -> dict[str, object]:
-    row = {**asdict(item), "label": ""}
+    row = {**asdict(item), "label": "", "human_recall": None}
     row["chunk_ids"] = " ".join(item.chunk_ids)
     row.pop("chunks")
     return row
@@ -187,11 +269,33 @@ _REVIEW_JS = """
     el.querySelector(".judge").hidden = false;
     show(at);
   }
+  function recalls() {
+    var groups = {}, recall = {};
+    items.forEach(function (el, i) {
+      var row = JSON.parse(el.getAttribute("data-label"));
+      if (row.pick !== "answer") { return; }
+      var id = JSON.stringify([row.metric, row.key, row.occurrence, row.content]);
+      (groups[id] = groups[id] || {claims: row.answer_claims, at: []}).at.push(i);
+    });
+    Object.keys(groups).forEach(function (id) {
+      var group = groups[id], supported = 0, complete = group.at.length === group.claims;
+      group.at.forEach(function (i) {
+        if (labels[i] === "supported") { supported += 1; }
+        else if (labels[i] !== "not_supported") { complete = false; }
+      });
+      if (complete) {
+        group.at.forEach(function (i) { recall[i] = supported / group.claims; });
+      }
+    });
+    return recall;
+  }
   function exported() {
+    var recall = recalls();
     return Object.keys(labels).map(Number).sort(function (a, b) { return a - b; })
       .map(function (i) {
         var row = JSON.parse(items[i].getAttribute("data-label"));
         row.label = labels[i];
+        if (i in recall) { row.human_recall = recall[i]; }
         return JSON.stringify(row);
       }).join("\\n") + "\\n";
   }
@@ -225,24 +329,39 @@ _REVIEW_JS = """
 
 def review_page(items: Sequence[ReviewItem], *, title: str = "") -> str:
     """The labelling page: one claim at a time, the judge's verdict shown once answered."""
+    whole = any(item.pick == "answer" for item in items)
+    use = (
+        "<code>ragrecall eval --labels</code> and <code>ragrecall calibrate</code>; label "
+        "every claim of each answer: an answer with a skipped claim cannot correct the mean"
+        if whole
+        else "<code>ragrecall calibrate</code>"
+    )
     body = [
         f"<h1>ragrecall review{': ' + escape(title) if title else ''}</h1>",
         '<p class="dim">Is the claim supported by the retrieved chunks? Keys: <b>y</b> '
         "supported, <b>n</b> not supported, <b>s</b> skip; <b>&rarr;</b> / <b>&larr;</b> next "
-        "and previous; <b>e</b> export the labels (labels.jsonl, for <code>ragrecall "
-        "calibrate</code>).</p>",
+        f"and previous; <b>e</b> export the labels (labels.jsonl, for {use}).</p>",
         '<p><span id="progress"></span> <button id="prev">&larr;</button> '
         '<button id="next">&rarr;</button> <button id="export">export labels</button></p>',
         '<p id="done" class="ok">Every item is labelled: export the labels (key e).</p>',
     ]
     if not items:
         body.append('<p class="dim">Nothing to review.</p>')
+    answers = max((item.answer or 0 for item in items), default=0)
+    seen: dict[int, int] = {}
     for n, item in enumerate(items, start=1):
-        body.append(_item_html(n, len(items), item))
+        where = ""
+        if item.answer is not None:
+            seen[item.answer] = seen.get(item.answer, 0) + 1
+            where = (
+                f" &middot; answer {item.answer} of {answers}, claim {seen[item.answer]} of "
+                f"{item.answer_claims}"
+            )
+        body.append(_item_html(n, len(items), item, where))
     return page(f"ragrecall review {title}", "\n".join(body), script=_REVIEW_JS, css=_REVIEW_CSS)
 
 
-def _item_html(n: int, total: int, item: ReviewItem) -> str:
+def _item_html(n: int, total: int, item: ReviewItem, where: str = "") -> str:
     label = escape(json.dumps(label_fields(item), ensure_ascii=False), quote=True)
     chunks = "".join(
         f'<div class="dim">chunk {escape(cid)}{" (cited)" if cid in item.chunk_ids else ""}'
@@ -263,7 +382,7 @@ def _item_html(n: int, total: int, item: ReviewItem) -> str:
         said += f'<div class="dim">{escape(item.reason)}</div>'
     return (
         f'<section class="item" data-label="{label}">'
-        f'<div class="dim">{n} / {total} &middot; picked: {escape(item.pick)}</div>'
+        f'<div class="dim">{n} / {total} &middot; picked: {escape(item.pick)}{where}</div>'
         f'<div class="dim">question: {escape(item.question)}</div>'
         f'<div class="claim">{escape(item.claim)}</div>'
         '<div class="keys"><button data-key="y">supported (y)</button>'

@@ -1,4 +1,9 @@
-"""``ragrecall compare A.jsonl B.jsonl``: is B's recall really different from A's?"""
+"""``ragrecall compare A.jsonl B.jsonl``: is B's recall really different from A's?
+
+With ``--labels`` (people's labels of whole answers of A and of B, from ``ragrecall review
+--answers``), it also reports the difference corrected by them (``ppi_difference`` over the
+paired tasks, labelled where both answers of a task are labelled), and ``--fail-if-worse``
+decides on its interval."""
 
 from __future__ import annotations
 
@@ -11,7 +16,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._calibration.answers import read_answer_labels
 from .._compare import Comparison, compare_records
+from .._corrected import CorrectedDifference, check_answers, corrected_difference
 from .._errors import SampleError
 from .._html import compare_report
 from .._results_file import read_records
@@ -41,7 +48,18 @@ def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
     parser.add_argument(
         "--fail-if-worse",
         action="store_true",
-        help="exit 1 when B is significantly worse than A (a regression gate)",
+        help="exit 1 when B is significantly worse than A (a regression gate; with --labels: "
+        "when the corrected difference's interval lies below 0)",
+    )
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="LABELS",
+        help="people's labels of whole answers of A and B (exports of `ragrecall review "
+        "--answers N` on each, same --seed; repeatable): report the difference corrected by "
+        "them, with its 1 - alpha interval",
     )
     parser.add_argument(
         "--min-shared",
@@ -79,7 +97,12 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
             raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
         if args.resamples < 1:
             raise SampleError(f"--resamples must be at least 1, not {args.resamples}")
+        answers, other_labels = read_answer_labels(args.labels) if args.labels else ([], 0)
         a, b = read_records(args.a), read_records(args.b)
+        if args.labels:
+            runs = [((r.key, r.occurrence), r.content) for r in (*a, *b)]
+            check_answers(answers, runs, None, other_labels)
+        corrected: CorrectedDifference | None = None
         try:
             comparison = compare_records(
                 a,
@@ -91,16 +114,64 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
                 min_shared=args.min_shared,
                 allow_other_claims=args.allow_other_claims,
             )
+            if args.labels:
+                corrected = corrected_difference(
+                    a, b, answers, comparison.metric, confidence=1 - args.alpha,
+                    other_labels=other_labels,
+                )  # fmt: skip
         except SampleError as err:  # says A and B: name the files
             raise SampleError(f"{err} (A: {args.a}, B: {args.b})") from err
     except (OSError, SampleError) as err:
         console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return USAGE_ERROR
     print_comparison(comparison, console, show_claims=args.show_claims)
+    if corrected is not None:
+        print_corrected(corrected, console)
     if args.report:
-        args.report.write_text(compare_report(comparison, str(args.a), str(args.b)), "utf-8")
+        page = compare_report(comparison, str(args.a), str(args.b), corrected)
+        args.report.write_text(page, "utf-8")
         console.print(f"report: {args.report}")
-    return GATE_FAILED if args.fail_if_worse and comparison.verdict == "worse" else OK
+    verdict = comparison.verdict if corrected is None else corrected.verdict
+    return GATE_FAILED if args.fail_if_worse and verdict == "worse" else OK
+
+
+def print_corrected(d: CorrectedDifference, console: Console) -> None:
+    """The difference corrected by people's labels, and what the labels held."""
+    p = d.ppi
+    table = Table(title=f"{d.metric}: B - A corrected by people's labels", title_justify="left")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    table.add_row("judge's mean difference B - A", f"{p.judge_mean:+.3f}")
+    table.add_row(
+        "corrected difference B - A",
+        f"{p.estimate:+.3f}  [{p.low:+.3f}, {p.high:+.3f}] {p.confidence:.0%} interval",
+    )
+    table.add_row("labels alone", f"[{p.labels_only[0]:+.3f}, {p.labels_only[1]:+.3f}]")
+    table.add_row("tasks labelled on both sides / paired", f"{p.labels} / {p.total}")
+    table.add_row("judge's bias on B minus on A", f"{p.judge_bias:+.3f}")
+    table.add_row("method", p.method)
+    if d.one_side:
+        table.add_row("labelled on one side only (not used)", str(d.one_side))
+    if d.unmatched:
+        table.add_row("labels matching no paired answer (not used)", str(d.unmatched))
+    if d.unscorable:
+        table.add_row("labelled, not scored by both runs (not used)", str(d.unscorable))
+    if d.other_labels:
+        table.add_row("labels of single claims (for calibrate)", str(d.other_labels))
+    console.print(table)
+    colour = {"better": "green", "worse": "red"}.get(d.verdict, "yellow")
+    if d.one_side:
+        console.print(
+            f"[yellow]note[/]: {d.one_side} tasks are labelled for one run only: the two "
+            "reviews drew different tasks. The correction assumes the tasks labelled on both "
+            "sides are a random sample of the pairs; review both runs with the same --answers "
+            "and --seed",
+            soft_wrap=True,
+        )
+    console.print(
+        f"corrected verdict: [bold {colour}]{d.verdict}[/] (the interval "
+        f"{'excludes' if d.verdict != 'no significant difference' else 'includes'} 0)"
+    )
 
 
 def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> None:

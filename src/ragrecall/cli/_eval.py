@@ -27,7 +27,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from .._budget import Budget
+from .._calibration.answers import read_answer_labels
 from .._claim_sets import read_claim_sets, with_claim_sets
+from .._corrected import AnswerLabel, CorrectedMean, check_answers, corrected_mean
 from .._engines.base import Engine, RunSettings, identities
 from .._errors import JudgeModelError, SampleError
 from .._metrics.base import MetricOptions
@@ -94,6 +96,24 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "(default: keep results in memory only)",
     )
     p.add_argument("--report", type=Path, default=None, help="write an HTML report here")
+    p.add_argument(
+        "--summary-json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the run's summary as JSON here (means, intervals, counts; with --labels "
+        "the corrected means)",
+    )
+    p.add_argument(
+        "--labels",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="LABELS",
+        help="people's labels of whole answers (the export of `ragrecall review RESULTS "
+        "--answers N`; repeatable): report the mean corrected by them, with its 90%% "
+        "interval, and the judge's measured bias",
+    )
     p.add_argument(
         "--min-score",
         type=float,
@@ -172,6 +192,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         samples, traced = read_samples(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
+        answers: list[AnswerLabel] = []
+        other_labels = 0
+        if args.labels:
+            answers, other_labels = read_answer_labels(args.labels)
+            check_answers(answers, identities(samples), names, other_labels)
         options = MetricOptions(
             claims=claim_mode(args),
             strategy=args.strategy,
@@ -191,6 +216,8 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         return _usage_error(err_console, str(err))
     summary = RunSummary(names, args.show_worst)
     kept: list[Record] | None = [] if args.report or args.traces_out else None
+    wanted = {(x.key, x.occurrence, x.content) for x in answers}
+    labelled: list[Record] = []  # the records of labelled answers
 
     scored = 0  # samples this run finished: after one, a judge failure is not "cannot start"
 
@@ -200,6 +227,8 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         summary.add(record)
         if kept is not None:
             kept.append(record)
+        if (record.key, record.occurrence, record.content) in wanted:
+            labelled.append(record)
 
     budget = Budget(args.max_calls, args.max_tokens)
     settings = RunSettings(args.repeats, args.timeout, None, args.progress, err_console.print)
@@ -222,7 +251,24 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     records = kept or []
     if traced is not None:
         finish_traces(traced, records, identities(samples), args, console)
-    return finish(summary, records, budget, outcome.usage, elapsed, len(samples), args, console)
+    try:
+        corrected = _corrected(summary, labelled, answers, other_labels)
+    except ValueError as err:  # an answer labelled against other claims
+        return _usage_error(err_console, str(err))
+    return finish(
+        summary, records, budget, outcome.usage, elapsed, len(samples), args, console, corrected
+    )
+
+
+def _corrected(
+    summary: RunSummary, labelled: list[Record], answers: list[AnswerLabel], other: int
+) -> list[CorrectedMean]:
+    """Each labelled metric's mean corrected by the answers people labelled."""
+    return [
+        corrected_mean(labelled, answers, s.name, judge_all=s.scores, other_labels=other)
+        for s in summary.metrics
+        if any(x.metric == s.name for x in answers)
+    ]
 
 
 def _usage_error(err_console: Console, message: str) -> int:
@@ -243,7 +289,12 @@ def _check_args(args: argparse.Namespace, engine: Engine) -> None:
         if failed:
             raise SampleError(message)
     out = args.out if engine.out_kind == "file" else None  # else a directory
-    outputs = ((out, "--out"), (args.report, "--report"), (args.traces_out, "--traces-out"))
+    outputs = (
+        (out, "--out"),
+        (args.report, "--report"),
+        (args.traces_out, "--traces-out"),
+        (args.summary_json, "--summary-json"),
+    )
     for path, flag in outputs:
         if path is not None:
             check_writable(path, flag)

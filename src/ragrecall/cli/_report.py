@@ -1,17 +1,21 @@
-"""What ``eval`` prints when a run ends: the summary table, the lowest samples with their missing
-claims, the noisiest across repeats, this run's judge usage, the HTML report; then the gates
+"""What ``eval`` prints when a run ends: the summary table, the means corrected by people's
+labels (``--labels``), the lowest samples with their missing claims, the noisiest across
+repeats, this run's judge usage, the HTML report and the JSON summary; then the gates
 (``--min-score``, ``--max-unscorable``, the budget) and the exit code."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from .._budget import Budget
+from .._corrected import CorrectedMean
 from .._html import eval_report
 from .._results_file import Record
 from .._schemas import Usage
@@ -31,8 +35,11 @@ def finish(
     total_samples: int,
     args: argparse.Namespace,
     console: Console,
+    corrected: Sequence[CorrectedMean] = (),
 ) -> int:
     console.print(_table(summary, total_samples, args.repeats))
+    for c in corrected:
+        _print_corrected(c, console)
     _print_worst(summary, console)
     if args.repeats > 1:
         _print_spread(summary, console)
@@ -47,12 +54,21 @@ def finish(
     unwritten: int | None = None
     if args.report:
         try:
-            page = eval_report(records, summary.names, title=str(args.data))
+            page = eval_report(records, summary.names, title=str(args.data), corrected=corrected)
             args.report.write_text(page, "utf-8")
             console.print(f"report: {args.report}")
         except OSError as err:
             kept = None if args.out else records
             what = f"the report {args.report}"
+            unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
+    if getattr(args, "summary_json", None):
+        try:
+            text = json.dumps(summary_json(summary, total_samples, corrected), indent=2)
+            args.summary_json.write_text(text + "\n", "utf-8")
+            console.print(f"summary: {args.summary_json}")
+        except OSError as err:
+            kept = None if args.out else records
+            what = f"the summary {args.summary_json}"
             unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
     failures = []
     first = summary.metrics[0]
@@ -152,3 +168,54 @@ def _table(summary: RunSummary, total_samples: int, repeats: int) -> Table:
             row.append(f"{statistics.fmean(s.stds):.3f} / {max(s.stds):.3f}" if s.stds else "")
         table.add_row(*row)
     return table
+
+
+def summary_json(
+    summary: RunSummary, total_samples: int, corrected: Sequence[CorrectedMean] = ()
+) -> dict[str, object]:
+    """The run's summary as JSON-ready data (``eval --summary-json``): per metric its mean,
+    95 % bootstrap CI and counts, and with ``--labels`` its ``corrected`` figures."""
+    metrics: dict[str, object] = {}
+    for s in summary.metrics:
+        ci = s.ci
+        metrics[s.name] = {
+            "mean": s.mean,
+            "ci95": None if ci is None else list(ci),
+            "scored": len(s.scores),
+            "unscorable": s.unscorable,
+        }
+    return {
+        "samples": total_samples,
+        "done": summary.count,
+        "metrics": metrics,
+        "corrected": {c.metric: c.to_dict() for c in corrected},
+    }
+
+
+def _print_corrected(c: CorrectedMean, console: Console) -> None:
+    p = c.ppi
+    level = f"{p.confidence:.0%}"
+    console.print(
+        f"[bold]{escape(c.metric)} corrected by {p.labels} labelled answers[/] (of {p.total}; "
+        f"{escape(p.method)}): {p.estimate:.3f} [{p.low:.3f}, {p.high:.3f}] {level} interval; "
+        f"the judge's mean {p.judge_mean:.3f}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    bias = f"{p.judge_bias:+.3f}"
+    if c.bias_interval is not None:
+        bias += f" [{c.bias_interval[0]:+.3f}, {c.bias_interval[1]:+.3f}] {level}"
+    console.print(
+        f"  judge's bias (judge - people on the labelled answers) {bias}; labels alone "
+        f"[{p.labels_only[0]:.3f}, {p.labels_only[1]:.3f}]",
+        highlight=False,
+        soft_wrap=True,
+    )
+    notes = [
+        (c.unmatched, "labelled answers match no sample of this run (not used)"),
+        (c.unscorable, "labelled answers are unscorable in this run (not used)"),
+        (c.other_labels, "labels of single claims (for calibrate; not used)"),
+    ]
+    for count, what in notes:
+        if count:
+            console.print(f"  [yellow]{count}[/] {what}", highlight=False, soft_wrap=True)
