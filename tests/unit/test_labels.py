@@ -275,6 +275,23 @@ def test_eval_with_labels_reports_the_corrected_mean(
     assert f"{expected.estimate:.3f}" in page and "15 of 30" in page
 
 
+def test_min_score_gates_on_the_corrected_mean_with_labels(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, _ = runs
+    labels = label_csv(review(a, "--answers", "15", "--seed", "5"), truth)
+    expected, _, _ = expected_mean(a, labels, truth)
+    data = a.parent / "a.jsonl"
+    between = (expected.estimate + expected.judge_mean) / 2  # passes one mean, fails the other
+    gate = ["--out", str(a), "--min-score", f"{between:.4f}"]
+    capsys.readouterr()
+    raw = main(["eval", str(data), *JUDGE, *gate])
+    fixed = main(["eval", str(data), *JUDGE, *gate, "--labels", str(labels)])
+    out = capsys.readouterr().out
+    assert (raw, fixed) == ((0, 1) if expected.estimate < expected.judge_mean else (1, 0))
+    assert "corrected mean" in out or expected.estimate > expected.judge_mean
+
+
 def test_evaluate_with_labels_in_python(runs: tuple[Path, Path]) -> None:
     a, _ = runs
     labels = page_export(review(a, "--answers", "12", "--seed", "6"), truth)

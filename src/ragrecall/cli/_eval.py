@@ -119,7 +119,8 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         type=float,
         default=None,
         metavar="SCORE",
-        help="exit 1 when the first metric's mean is below this",
+        help="exit 1 when the first metric's mean is below this (with --labels: its "
+        "corrected mean)",
     )
     for old in ("--fail-under", "--threshold"):  # deprecated names of --min-score
         p.add_argument(old, type=float, default=None, help=argparse.SUPPRESS)
