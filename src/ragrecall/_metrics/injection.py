@@ -4,7 +4,8 @@ Rules, no model call. The text is read in normalised views first, so that hiding
 not hide it from the rules: NFKC; format characters (zero-width spaces, joiners, soft hyphens)
 removed; look-alike letters of other scripts folded to Latin (Unicode's confusables, through
 ``confusable_homoglyphs``); HTML and markdown comments opened, and removed (a word split by an
-empty comment joins again); base64 runs decoded. Then:
+empty comment joins again); base64 runs decoded; the words, and the letters, in reverse
+order; ROT13. Then:
 
 - a *strong* sign alone marks the chunk: an order to ignore the instructions, passages or rules
   (English, German, French, Spanish, Italian, Portuguese, Russian, Chinese, Japanese), an order
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import functools
 import re
 import unicodedata
@@ -65,13 +67,18 @@ _SPACE = re.compile(r"[ \t\r\f\v]+")
 
 def views(text: str) -> list[str]:
     """``text`` as the rules read it: casefolded NFKC without format characters, with comments
-    opened and (a second view) removed, look-alike letters folded, decoded base64 runs added."""
+    opened and (a second view) removed, look-alike letters folded, decoded base64 runs and the
+    text reversed (by words and by letters) and in ROT13 added."""
     plain = _plain(text)
     base = plain.casefold()
     found = [_COMMENT_MARK.sub(" ", base)]
     if "<!--" in base:
         found.append(_COMMENT.sub("", base))
     found += [_plain(decoded).casefold() for decoded in _decoded_runs(plain)]
+    # Reversed: the words in reverse order, and the letters (right-to-left overrides).
+    # A capital starts a sentence of the reversed words ("supported. as ... Ignore Water").
+    backwards = " ".join(f". {w}" if w[:1].isupper() else w for w in plain.split()[::-1])
+    found += [backwards.casefold(), base[::-1], codecs.encode(base, "rot13")]
     found += [_fold(v) for v in found if not v.isascii()]
     return list(dict.fromkeys(_SPACE.sub(" ", v) for v in found))
 
