@@ -42,7 +42,7 @@ from ..prompts import (
 )
 from .decision import UNCERTAIN_MARGIN, Decision
 from .evidence import best_sentence, passages_quoting, quote_states, word_overlap
-from .grounding import refusal
+from .grounding import evidence_refusal
 from .windows import Window
 
 __all__ = [
@@ -247,7 +247,7 @@ def _decide(
         # A quote counts only if it states the claim ("verified" states nothing). Passages
         # that address the judge are withheld before it reads them (withhold_injections).
         states = quote_states(quote or "", claim)
-        refused = refusal(claim, quote or "", found[0].text) if found and states else ""
+        refused = evidence_refusal(claim, quote or "", found[0].text) if found and states else ""
         if found and states and not refused:
             p = found[0]
             note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
@@ -263,7 +263,7 @@ def _decide(
     candidates = cited_passages or list(window)
     best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
     (sentence, _), passage = best
-    refused = refusal(claim, sentence, passage.text)
+    refused = evidence_refusal(claim, sentence, passage.text)
     if refused:  # the judge's word alone is not enough: the evidence must bear it out
         return verdict(
             False, f"the judge said supported, but {refused}", [passage.chunk.id], sentence

@@ -2,7 +2,7 @@
 was found in, not of the judge's word, so an attack that sways the judge still fails here.
 
 A supported verdict rests on evidence found verbatim in a shown chunk (the judge's quote, or
-the sentence the library aligned). ``refusal`` then says why that evidence cannot count:
+the sentence the library aligned). ``evidence_refusal`` then says why that evidence cannot count:
 
 - it addresses the judge: the sentences that hold it give orders to the reader, imitate a
   verdict or a chat or function-call transcript (``injection.instructs_judge``, on those
@@ -29,7 +29,7 @@ import unicodedata
 from .evidence import normalize, split_sentences, word_overlap
 from .injection import instructs_judge
 
-__all__ = ["not_plain", "refusal"]
+__all__ = ["evidence_refusal", "not_plain"]
 
 # Content words: as the quote check counts them (evidence._content_words), local to keep the
 # two modules apart.
@@ -45,7 +45,7 @@ _STOP = frozenset(_STOP_WORDS.split())
 _COPY = 0.75
 
 
-def refusal(claim: str, evidence: str, text: str) -> str:
+def evidence_refusal(claim: str, evidence: str, text: str) -> str:
     """Why ``evidence``, found in the chunk ``text``, cannot support ``claim``; "" if it can."""
     if not evidence.strip():
         return ""
@@ -92,9 +92,19 @@ _ENCODED = re.compile(
 _BASE32 = re.compile(r"(?<![\w/.-])[A-Z2-7]{24,}={0,6}(?![\w/-])")
 _LEET = re.compile(r"\b(?=\w*[a-z]\w*\d\w*[a-z]|\w*\d\w*[a-z]\w*\d)[a-z0-9]{3,}\b", re.I)
 _SPACED = re.compile(r"(?:\b\w\s){8,}")
+# HTML's elements (a web page's markup is plain enough; a made-up tag is not).
+_HTML = (
+    "a|abbr|address|article|aside|audio|b|blockquote|body|br|button|caption|cite|code|dd|del"
+    "|details|dfn|div|dl|dt|em|figcaption|figure|footer|form|h[1-6]|head|header|hr|html|i|iframe"
+    "|img|input|ins|kbd|label|li|link|main|mark|meta|nav|noscript|ol|option|p|picture|pre|q|s"
+    "|samp|section|select|small|source|span|strong|sub|summary|sup|table|tbody|td|textarea"
+    "|tfoot|th|thead|time|title|tr|u|ul|var|video|wbr|center|font"
+)
 _LAYOUT = re.compile(
-    r"[{,]\s*[\"']?[\w@-]+[\"']\s*:"  # JSON keys
-    r"|<[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # markup tags
+    # A transcript's or a script's JSON keys.
+    r"[{,]\s*[\"'](?:role|function_call|tool_calls?|arguments|@type|@context)[\"']\s*:"
+    r"|<(?!/?(?:" + _HTML + r")\b)/?[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # tags that are not HTML's
+    r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|\shidden[\s>=]"  # scripts, hidden text
     r"|\b\w+=\w+\b.*\b\w+=\w+\b"  # key=value pairs
     r"|^\s*(?:def|return|var|let|const|function|import)\s+[\w(]"  # code
     r"|(?:^|\s)(?:\#|//)\s+\w+|(?:^|[}\s])%\s+[a-z]"  # comments
