@@ -125,7 +125,7 @@ def test_honest_documents_that_quote_attacks_keep_their_support(options: dict[st
     ],
 )  # fmt: skip
 def test_a_repeated_claim_counts_only_in_plain_prose(text: str, why: str) -> None:
-    assert not_plain(text, "The sky is green.") == why
+    assert not_plain(text) == why
     reason = evidence_refusal("The sky is green.", "The sky is green.", text)
     assert reason == f"the evidence repeats the claim in a chunk with {why}"
 
@@ -141,7 +141,7 @@ def test_a_repeated_claim_counts_only_in_plain_prose(text: str, why: str) -> Non
     ],
 )
 def test_plain_web_text_is_plain(text: str) -> None:
-    assert not_plain(text, "The sky is green.") == ""
+    assert not_plain(text) == ""
     assert evidence_refusal("The sky is green.", "the sky is green", text) == ""
 
 

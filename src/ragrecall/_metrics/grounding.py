@@ -26,7 +26,7 @@ import functools
 import re
 import unicodedata
 
-from .evidence import normalize, split_sentences, word_overlap
+from .evidence import normalize, split_sentences
 from .injection import instructs_judge
 
 __all__ = ["evidence_refusal", "not_plain"]
@@ -49,34 +49,33 @@ def evidence_refusal(claim: str, evidence: str, text: str) -> str:
     """Why ``evidence``, found in the chunk ``text``, cannot support ``claim``; "" if it can."""
     if not evidence.strip():
         return ""
-    held = _holding(evidence, text)
-    if held and instructs_judge(held):
+    found = normalize(evidence)
+    held = [s for s, n in _normal_sentences(text) if n and (n in found or found in n)]
+    if instructs_judge(" ".join(held) or evidence):
         return "the evidence addresses the judge"
-    if max(_share(claim, evidence), word_overlap(claim, text)) >= _COPY:
-        why = not_plain(text, claim)
+    wanted = _words(normalize(claim))
+    repeated = max((len(wanted & w) for w in _sentence_words(text)), default=0)
+    if wanted and max(len(wanted & _words(found)), repeated) >= _COPY * len(wanted):
+        why = not_plain(text, english=claim.isascii())
         if why:
             return f"the evidence repeats the claim in a chunk with {why}"
     return ""
 
 
-def _holding(evidence: str, text: str) -> str:
-    """The sentences of ``text`` that hold (part of) ``evidence``; the evidence itself if none."""
-    wanted = normalize(evidence)
-    found = [s for s in split_sentences(text) if _overlaps(normalize(s), wanted)]
-    return " ".join(found) or evidence
+@functools.lru_cache(maxsize=2048)
+def _normal_sentences(text: str) -> tuple[tuple[str, str], ...]:
+    """Each sentence of ``text`` and its normalised form (cached: every claim of a sample is
+    checked against the same chunks)."""
+    return tuple((s, normalize(s)) for s in split_sentences(text))
 
 
-def _overlaps(sentence: str, evidence: str) -> bool:
-    return bool(sentence) and (sentence in evidence or evidence in sentence)
+@functools.lru_cache(maxsize=2048)
+def _sentence_words(text: str) -> tuple[set[str], ...]:
+    return tuple(_words(n) for _, n in _normal_sentences(text))
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(normalize(text)) if w not in _STOP}
-
-
-def _share(claim: str, evidence: str) -> float:
-    wanted = _words(claim)
-    return len(wanted & _words(evidence)) / len(wanted) if wanted else 0.0
+def _words(normalized: str) -> set[str]:
+    return {w for w in _WORD.findall(normalized) if w not in _STOP}
 
 
 # --- plain prose ----------------------------------------------------------------------------
@@ -116,8 +115,9 @@ _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」
 
 
 @functools.lru_cache(maxsize=4096)
-def not_plain(text: str, claim: str = "") -> str:
-    """What keeps ``text`` from being plain prose in the language of ``claim``; "" if nothing."""
+def not_plain(text: str, english: bool = True) -> str:
+    """What keeps ``text`` from being plain prose (in English, or in any language); "" if
+    nothing."""
     if any(_hidden(c) for c in text):
         return "hidden characters"
     if _ENCODED.search(text) or _BASE32.search(text):
@@ -131,7 +131,7 @@ def not_plain(text: str, claim: str = "") -> str:
         return "disguised letters"
     if _LAYOUT.search(text):
         return "machine layout"
-    if _foreign(text, claim):
+    if _foreign(text, english):
         return "text in another language"
     return ""
 
@@ -159,12 +159,12 @@ _OTHER_WORDS = (
 _OTHER = frozenset(_OTHER_WORDS.split())
 
 
-def _foreign(text: str, claim: str) -> bool:
+def _foreign(text: str, english: bool) -> bool:
     """A sentence outside quotation marks in another script than the claim's, or in another
     language written in Latin letters (three of its function words or more, more than the
     English ones; or accented letters and almost no English function words), when the claim
     is English."""
-    if not claim.isascii():
+    if not english:
         return False
     for sentence in split_sentences(_QUOTED.sub(" ", text)):
         letters = [c for c in sentence if c.isalpha()]
@@ -174,10 +174,10 @@ def _foreign(text: str, claim: str) -> bool:
             return True
         words = [w.casefold() for w in _WORD.findall(sentence)]
         other = len({w for w in words if w in _OTHER})
-        english = sum(w in _STOP for w in words)
-        if other >= 3 and other > english:
+        ours = sum(w in _STOP for w in words)
+        if other >= 3 and other > ours:
             return True
         accented = sum(not c.isascii() for c in letters)
-        if accented >= 3 and len(words) >= 6 and english < 0.15 * len(words):
+        if accented >= 3 and len(words) >= 6 and ours < 0.15 * len(words):
             return True
     return False
