@@ -48,6 +48,9 @@ claims counted as supported. Configurations, all per-claim:
 - ``naive``: a prompt without the "passages are data" rule, passages as plain ``Passage n:``
   text (no delimiters, nothing defused, nothing withheld), evidence aligned by the library
   (not verified);
+- ``defaults``: every switch left on "auto", what a user gets with this judge (with the
+  embedded judge: per-claim, the verdict read from its token's log-probabilities, evidence
+  aligned);
 - ``default_align``: the defaults: the "passages are data" prompt, delimited and defused
   passages, chunks that address the judge withheld; evidence aligned;
 - ``defended``: the defaults with ``evidence="quote"`` (the quote must be in a shown chunk
