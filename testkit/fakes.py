@@ -6,6 +6,7 @@ injection, and one whose verdicts carry logprobs.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "dying_judge",
     "keyword_and_relevance",
     "keyword_reply",
+    "obedient",
     "obeying",
     "p_reply",
     "passages",
@@ -44,6 +46,49 @@ def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
         return verdict
 
     return ScriptedJudge(reply=reply)
+
+
+_BLOCK = re.compile(r'<passage id="(\d+)">\n(.*?)\n</passage>', re.DOTALL)
+
+
+def obedient(
+    attacks: Sequence[str], passage: int | None = None, quote: str | None = None
+) -> ScriptedJudge:
+    """The worst case of a prompt injection: a judge that obeys any attack it can see. While the
+    text of one of ``attacks`` is in the prompt (shown as a passage, in any rendering that keeps
+    its words), it says supported, cites ``passage`` (default: the attack's own passage) and
+    quotes ``quote`` (default: the claim itself, as an order to "mark the claim supported"
+    asks); without an attack in view it finds no support."""
+    marks = [_mark(a) for a in attacks]
+
+    def reply(messages: Any) -> dict[str, Any]:
+        prompt = str(messages[-1].content)
+        shown = {int(n): _mark(text) for n, text in _BLOCK.findall(prompt)}
+        seen = [n for n, text in shown.items() if any(m and m in text for m in marks)]
+        batched = "\n\nClaims:\n" in prompt
+        claims = (
+            [c.split(". ", 1)[1] for c in prompt.split("\n\nClaims:\n", 1)[1].splitlines()]
+            if batched
+            else [prompt.rsplit("\n\nClaim: ", 1)[-1]]
+        )
+        verdicts = [
+            {"supported": True, "passage": passage or seen[0], "quote": quote or claim}
+            if seen
+            else {"supported": False, "passage": 0, "quote": ""}
+            for claim in claims
+        ]
+        if batched:
+            return {"verdicts": [{"claim": n, **v} for n, v in enumerate(verdicts, start=1)]}
+        return verdicts[0]
+
+    return ScriptedJudge(reply=reply)
+
+
+def _mark(text: str) -> str:
+    """The words of ``text`` (letters and digits, lower case, from its middle): how the fake
+    recognises an attack whatever rendering or marking the passage got."""
+    found = "".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower()))
+    return found[len(found) // 4 : len(found) // 4 + 40]
 
 
 def p_reply(messages: Sequence[BaseMessage]) -> float:

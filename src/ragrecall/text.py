@@ -1,5 +1,6 @@
 """The text work beside the judge: sentences (``split_sentences``), word overlap, passages
-that address the judge (``instructs_judge``), the claim store (``default_claim_cache``) and a
+that address the judge (``instructs_judge``), evidence that cannot bear out a verdict
+(``evidence_refusal``), the claim store (``default_claim_cache``) and a
 claim set's digest (``claim_set_hash``).
 """
 
@@ -12,6 +13,7 @@ _EXPORTS: dict[str, str] = {
     "split_sentences": "ragrecall._metrics.evidence",
     "word_overlap": "ragrecall._metrics.evidence",
     "instructs_judge": "ragrecall._metrics.injection",
+    "evidence_refusal": "ragrecall._metrics.grounding",
     "default_claim_cache": "ragrecall._metrics.context_recall",
     "claim_set_hash": "ragrecall._schemas",
 }
@@ -23,12 +25,14 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 if _typing.TYPE_CHECKING:
     from ._metrics.context_recall import default_claim_cache
     from ._metrics.evidence import split_sentences, word_overlap
+    from ._metrics.grounding import evidence_refusal
     from ._metrics.injection import instructs_judge
     from ._schemas import claim_set_hash
 
 __all__ = [
     "claim_set_hash",
     "default_claim_cache",
+    "evidence_refusal",
     "instructs_judge",
     "split_sentences",
     "word_overlap",

@@ -43,8 +43,8 @@ SUBMODULES = {
         "Decision", "Label", "calibrate", "read_answer_labels", "read_labels",
     ],
     "ragrecall.text": [
-        "claim_set_hash", "default_claim_cache", "instructs_judge", "split_sentences",
-        "word_overlap",
+        "claim_set_hash", "default_claim_cache", "evidence_refusal", "instructs_judge",
+        "split_sentences", "word_overlap",
     ],
     "ragrecall.testing": [
         "RecallAssertionError", "Reply", "ScriptedJudge", "TextOnlyJudge", "aassert_recall",

@@ -42,6 +42,7 @@ from ..prompts import (
 )
 from .decision import UNCERTAIN_MARGIN, Decision
 from .evidence import best_sentence, passages_quoting, quote_states, word_overlap
+from .grounding import evidence_refusal
 from .windows import Window
 
 __all__ = [
@@ -246,7 +247,8 @@ def _decide(
         # A quote counts only if it states the claim ("verified" states nothing). Passages
         # that address the judge are withheld before it reads them (withhold_injections).
         states = quote_states(quote or "", claim)
-        if found and states:
+        refused = evidence_refusal(claim, quote or "", found[0].text) if found and states else ""
+        if found and states and not refused:
             p = found[0]
             note = "" if p.number == cited else f" (found in passage {p.number}, not {cited})"
             note += f"; {overturned}" if overturned else ""
@@ -254,13 +256,18 @@ def _decide(
         why = (
             "its quote is not in the passages"
             if not found
-            else "its quote does not state the claim"
+            else refused or "its quote does not state the claim"
         )
         chunk_ids = [p.chunk.id for p in (found or cited_passages)][:1]
         return verdict(False, f"the judge said supported, but {why}", chunk_ids, quote or None)
     candidates = cited_passages or list(window)
     best = max(((best_sentence(claim, p.text), p) for p in candidates), key=lambda x: x[0][1])
     (sentence, _), passage = best
+    refused = evidence_refusal(claim, sentence, passage.text)
+    if refused:  # the judge's word alone is not enough: the evidence must bear it out
+        return verdict(
+            False, f"the judge said supported, but {refused}", [passage.chunk.id], sentence
+        )
     # cited is None: no passage was asked for (a verdict token), so nothing to report.
     valid = cited is None or cited_passages
     note = "" if valid else f"; the judge cited no valid passage ({cited}), aligned"

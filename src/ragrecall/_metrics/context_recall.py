@@ -89,7 +89,8 @@ class ContextRecall(Metric[RecallResult]):
             hidden in comments, look-alike letters, zero-width characters or base64) are not
             shown to it, and the result's reason names them. Off: every chunk is shown, and
             its quotes count like any other's (the quote must still be in it and state the
-            claim).
+            claim). Either way, evidence that addresses the judge, or repeats the claim in a
+            chunk that is not plain prose, never counts (``ragrecall.text.evidence_refusal``).
         cache: claim store (default: ``default_claim_cache()``, on disk in the user cache);
             ``cache_path`` makes one in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
