@@ -20,6 +20,14 @@ file; a file with nothing in it is not made (its id stays ``None``). With ``reor
 default) both files list their lines in reverse input order, since the reference promises no
 order: a client must match lines by ``custom_id``.
 
+``create_delay``: seconds the server waits, after creating a batch, before it answers the
+create call (``on_create`` is called with the new batch first, from the server's thread):
+a client killed in that window leaves a batch it never learnt the id of. ``list_status``:
+answer ``GET /v1/batches`` with this HTTP error instead (404: a provider without listing;
+401: a key that may not list). ``listed`` counts the list calls (pages), ``cancels`` the
+batch ids a client asked to cancel. ``GET /v1/batches`` pages newest first with ``after``
+and ``limit`` (default 20, at most 100). ``requests`` counts every HTTP request.
+
 Each request is answered as ``faultserver`` answers a chat completion (the keyword judge of
 ``fakes``). A marker ``batch_fault=NAME`` in its messages scripts a failure: ``item_500`` (the
 first attempt of that request body fails with a 500), ``always_500`` (every attempt does),
@@ -35,7 +43,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from email import policy
 from email.parser import BytesParser
@@ -149,6 +157,9 @@ class BatchServer:
         fail: Collection[int] = (),
         reorder: bool = True,
         lifetime: float = 120.0,
+        create_delay: float = 0.0,
+        on_create: Callable[[BatchRecord], None] | None = None,
+        list_status: int = 200,
     ):
         if polls_to_finish < 1:
             raise ValueError("polls_to_finish must be at least 1")
@@ -156,6 +167,12 @@ class BatchServer:
         self.expire = frozenset(expire)
         self.fail = frozenset(fail)
         self.reorder = reorder
+        self.create_delay = create_delay
+        self.on_create = on_create
+        self.list_status = list_status
+        self.listed = 0
+        self.requests = 0
+        self.cancels: list[str] = []
         self.batches: list[BatchRecord] = []
         self.uploads: list[StoredFile] = []
         self.files: dict[str, StoredFile] = {}
@@ -265,6 +282,7 @@ class BatchServer:
     def cancel(self, batch: BatchRecord) -> str | None:
         """Start cancelling; the reason it cannot be, if it cannot."""
         with self._lock:
+            self.cancels.append(batch.id)
             if batch.status in (*TERMINAL, "cancelling"):
                 return f"Cannot cancel a batch with status '{batch.status}'."
             batch.obj["status"] = "cancelling"
@@ -431,7 +449,7 @@ def _validate(data: bytes, endpoint: str) -> tuple[list[dict[str, Any]], list[di
 def _page(items: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[str, Any]:
     """A cursor page (newest first), as the list endpoints return it."""
     after = query.get("after", [""])[0]
-    limit = int((query.get("limit") or ["20"])[0])
+    limit = min(100, max(1, int((query.get("limit") or ["20"])[0])))
     ids = [item["id"] for item in items]
     start = ids.index(after) + 1 if after in ids else 0
     data = items[start : start + limit]
@@ -470,6 +488,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _route(self, method: str) -> None:
         data = self._body()
+        self.server.owner.requests += 1
         if not self.headers.get("Authorization", "").startswith("Bearer "):
             message = "You didn't provide an API key in an Authorization header (Bearer)."
             self._error(401, message, "invalid_request_error")
@@ -501,8 +520,18 @@ class _Handler(BaseHTTPRequestHandler):
             case ("POST", "batches"):
                 self._create(data)
             case ("GET", "batches"):
-                batches = [b.obj for b in reversed(self.server.owner.batches)]
-                self._send(200, _page(batches, query))
+                owner = self.server.owner
+                with owner._lock:
+                    owner.listed += 1
+                    batches = [dict(b.obj) for b in reversed(owner.batches)]
+                if owner.list_status != 200:
+                    message = f"Invalid URL (GET {url.path})"
+                    kind = "invalid_request_error"
+                    if owner.list_status in (401, 403):
+                        message = "You have insufficient permissions for this operation."
+                    self._error(owner.list_status, message, kind)
+                else:
+                    self._send(200, _page(batches, query))
             case ("GET", "batches", batch_id):
                 batch = self._batch(batch_id)
                 if batch is not None:
@@ -572,9 +601,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif metadata is not None and not (
             isinstance(metadata, dict)
             and len(metadata) <= 16
-            and all(isinstance(v, str) for v in metadata.values())
+            and all(isinstance(k, str) and len(k) <= 64 for k in metadata)
+            and all(isinstance(v, str) and len(v) <= 512 for v in metadata.values())
         ):
-            message = "Invalid 'metadata': at most 16 string keys and string values."
+            message = (
+                "Invalid 'metadata': at most 16 keys of at most 64 characters, string values "
+                "of at most 512."
+            )
             self._error(400, message, "invalid_request_error", "metadata")
         elif (stored := self._file(request["input_file_id"])) is None:
             return
@@ -582,7 +615,13 @@ class _Handler(BaseHTTPRequestHandler):
             message = f"File {stored.id} was not uploaded with purpose 'batch'."
             self._error(400, message, "invalid_request_error", "input_file_id")
         else:
-            self._send(200, self.server.owner.create(stored, request).obj)
+            owner = self.server.owner
+            record = owner.create(stored, request)
+            if owner.on_create is not None:
+                owner.on_create(record)
+            if owner.create_delay:
+                owner.stopping.wait(owner.create_delay)
+            self._send(200, record.obj)
 
     def _file(self, file_id: str) -> StoredFile | None:
         stored = self.server.owner.files.get(file_id)

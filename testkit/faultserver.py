@@ -20,6 +20,12 @@ short), ``html_body`` (a 200 whose body is an HTML page, as a proxy's error page
 arrival time, fault) and counts what it injected. ``faults=False`` ignores the markers (a
 clean run for comparison). It stops on ``stop()``, on leaving its ``with`` block, or after
 ``lifetime`` seconds.
+
+For kill tests (a provider bills a request it received, answered or not): ``delay`` seconds
+before each answer, ``answered`` (the indices in ``log`` of the requests answered), each
+request's ``text`` (its messages' contents), and ``frozen()``, a block in which no request is
+admitted or answered (kill the client inside it, and what the server saw is the state at
+the kill).
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -78,6 +86,8 @@ class Request:
     scenario: str | None
     fault: str | None
     format: str  # what the client asked for: json_schema, json_object, tools or text
+    text: str = ""  # the contents of its messages
+    index: int = 0  # its place in the server's log
 
 
 class FaultServer:
@@ -90,8 +100,11 @@ class FaultServer:
         retry_after: float = 1.0,
         hang_s: float = 5.0,
         lifetime: float = 120.0,
+        delay: float = 0.0,
     ):
         self.faults = faults
+        self.delay = delay
+        self.answered: set[int] = set()
         self.retry_after = retry_after
         self.hang_s = hang_s
         self.log: list[Request] = []
@@ -125,6 +138,16 @@ class FaultServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        """No request is admitted or answered while inside."""
+        with self._lock:
+            yield
+
+    def _answered(self, request: Request) -> None:
+        with self._lock:
+            self.answered.add(request.index)
+
     def _admit(self, body: dict[str, Any]) -> Request:
         messages = body.get("messages") or []
         first_user = next(
@@ -146,7 +169,10 @@ class FaultServer:
                 fault = None
             if scenario is not None and scenario not in SCENARIOS:
                 fault = "unknown_scenario"
-            request = Request(key, attempt, time.monotonic(), scenario, fault, _format(body))
+            text = " ".join(str(m.get("content", "")) for m in messages)
+            request = Request(
+                key, attempt, time.monotonic(), scenario, fault, _format(body), text, len(self.log)
+            )
             self.log.append(request)
             if fault is not None:
                 self.injected[fault] += 1
@@ -232,6 +258,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         request = owner._admit(body)
+        try:
+            self._answer(owner, body, request)
+        finally:
+            owner._answered(request)
+
+    def _answer(self, owner: FaultServer, body: dict[str, Any], request: Request) -> None:
+        if owner.delay:
+            owner.stopping.wait(owner.delay)
+        owner._answered(request)  # before a byte of the answer is sent
         fault = request.fault
         if fault == "unknown_scenario":
             self._send(400, {"error": {"message": f"unknown scenario {request.scenario!r}"}})

@@ -3,7 +3,9 @@ which get tests/ on their PYTHONPATH)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -43,14 +45,19 @@ def killer() -> BaseChatModel:
 def counting() -> BaseChatModel:
     """The keyword judge, slowed to 50 ms a call, that appends a line to the file
     ``$RAGRECALL_TEST_CALLS`` as each call starts (a provider bills a request it received,
-    answered or not; the file counts the calls of every process)."""
+    answered or not; the file counts the calls of every process): the SHA-256 of the
+    request's messages (16 hex digits) and the first ``zq<N>x`` tag in them (``-`` if none)."""
 
     def reply(messages: Sequence[BaseMessage]) -> Any:
         path = os.environ.get("RAGRECALL_TEST_CALLS")
         if path:
+            text = "\n".join(f"{m.type}: {m.content}" for m in messages)
+            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            found = re.search(r"zq\d+x", text)
+            line = f"{digest} {found.group(0) if found else '-'}\n"
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
-                os.write(fd, b"1\n")
+                os.write(fd, line.encode())
             finally:
                 os.close(fd)
         time.sleep(0.05)

@@ -23,6 +23,7 @@ from langchain_openai import ChatOpenAI
 
 from ragrecall import ClaimCache, ContextRecall, RecallResult, evaluate, evaluate_batch
 from ragrecall.cli import main
+from ragrecall.engines import BatchEngine
 
 N = 60
 REFERENCES = 20  # sample i answers reference i % 20: 20 distinct decompositions
@@ -197,7 +198,10 @@ def test_a_torn_journal_line_is_a_batch_to_poll_again(tmp_path: Path) -> None:
         journal.write_text(text[: text.rindex('{"ended"')] + '{"ended": "ba')  # cut mid-line
         out.write_text("")  # as if the last samples were not written either
         report = run_batch(server, data, out)
+        out.write_text("")
+        again = run_batch(server, data, out)  # the torn tail was cut: the journal reads back
     assert {r.status for r in report.results["context_recall"]} == {"scored"}
+    assert {r.status for r in again.results["context_recall"]} == {"scored"}
 
 
 def write_jsonl(path: Path, data: list[dict[str, Any]]) -> Path:
@@ -275,3 +279,191 @@ def test_requests_that_change_at_every_replay_stop_the_run(tmp_path: Path) -> No
         evaluate_batch(
             rows(2), [restless], judge=chat(server.url), out=tmp_path / "o.jsonl", poll_interval=0
         )
+
+
+# -- no orphaned batch (issue 32, item 2) ------------------------------------------------
+
+
+def stop_at_create(after: bool, times: int = 1) -> Any:
+    """A ``BatchAPI.create`` that stops the run (as a kill would) at its first ``times``
+    calls: after the provider created the batch (``after``) or before the call."""
+    from ragrecall._batch.api import BatchAPI
+
+    original = BatchAPI.create
+    calls = {"n": 0}
+
+    def create(self: BatchAPI, file_id: str, metadata: Any) -> str:
+        calls["n"] += 1
+        if calls["n"] <= times and not after:
+            raise KeyboardInterrupt
+        batch = original(self, file_id, metadata)
+        if calls["n"] <= times:
+            raise KeyboardInterrupt
+        return batch
+
+    return create
+
+
+def journal_lines(out: Path) -> list[dict[str, Any]]:
+    return lines(out.with_name(out.name + ".batches.jsonl"))
+
+
+def test_a_batch_created_before_a_stop_is_adopted_not_sent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped after the provider created round 1's batch and before its id was journaled:
+    the run started again finds it by its tags (this run, the digest of its requests), polls
+    it and uses its answers; nothing is sent twice."""
+    from ragrecall._batch.api import BatchAPI
+
+    data = rows()
+    out = tmp_path / "out.jsonl"
+    said: list[str] = []
+    with BatchServer() as server:
+        with monkeypatch.context() as patch:
+            patch.setattr(BatchAPI, "create", stop_at_create(after=True))
+            with pytest.raises(KeyboardInterrupt):
+                run_batch(server, data, out)
+        assert len(server.batches) == 1
+        journal = journal_lines(out)
+        assert not any("sent" in line for line in journal)  # the id never reached the journal
+        (intent,) = [line for line in journal if "intent" in line]
+        run = journal[0]["run"]
+        tags = server.batches[0].obj["metadata"]
+        assert tags["ragrecall_run"] == run and tags["ragrecall_digest"] == intent["digest"]
+        report = run_batch(server, data, out, notify=said.append)
+        executed = Counter(a.key for a in server.log)
+        assert len(server.batches) == 2  # round 1's batch adopted, round 2's sent
+        assert server.cancels == []
+    assert max(executed.values()) == 1
+    assert any("adopted" in s for s in said)
+    assert {r.status for r in report.results["context_recall"]} == {"scored"}
+    assert report.usage.calls == REFERENCES + N
+    assert len(lines(out)) == N
+
+
+def test_duplicates_with_this_runs_tags_are_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two batches at the provider carry the run's tags and the intent's digest (a create the
+    provider answered twice): one is adopted, the other cancelled, nothing runs twice."""
+    import openai
+
+    from ragrecall._batch.api import BatchAPI
+
+    data = rows(12)
+    out = tmp_path / "out.jsonl"
+    said: list[str] = []
+    with BatchServer() as server:
+        with monkeypatch.context() as patch:
+            patch.setattr(BatchAPI, "create", stop_at_create(after=True))
+            with pytest.raises(KeyboardInterrupt):
+                run_batch(server, data, out)
+        first = server.batches[0].obj
+        client = openai.OpenAI(base_url=server.url, api_key="test")
+        twin = client.batches.create(
+            input_file_id=first["input_file_id"],
+            endpoint="/v1/chat/completions",
+            completion_window="24h",
+            metadata=first["metadata"],
+        )
+        other_run = client.batches.create(  # another run's batch: left alone
+            input_file_id=first["input_file_id"],
+            endpoint="/v1/chat/completions",
+            completion_window="24h",
+            metadata={**first["metadata"], "ragrecall_run": "someone-else"},
+        )
+        report = run_batch(server, data, out, notify=said.append)
+        executed = Counter(a.key for a in server.log)
+        assert server.cancels == [twin.id]
+        assert server.batch(twin.id).status in ("cancelling", "cancelled")  # type: ignore[union-attr]
+        assert other_run.id not in server.cancels
+    assert max(executed.values()) == 1
+    assert any("duplicate" in s and twin.id in s for s in said)
+    assert {r.status for r in report.results["context_recall"]} == {"scored"}
+
+
+def test_an_intent_stopped_before_its_create_call_is_sent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragrecall._batch.api import BatchAPI
+
+    data = rows(12)
+    out = tmp_path / "out.jsonl"
+    with BatchServer() as server:
+        with monkeypatch.context() as patch:
+            patch.setattr(BatchAPI, "create", stop_at_create(after=False))
+            with pytest.raises(KeyboardInterrupt):
+                run_batch(server, data, out)
+        assert server.batches == []
+        report = run_batch(server, data, out)
+        assert len(server.batches) == 2
+        assert server.listed == 2  # looked for it on starting, and for a late create at the end
+    assert any("dropped" in line for line in journal_lines(out))
+    assert {r.status for r in report.results["context_recall"]} == {"scored"}
+
+
+def test_a_create_call_that_timed_out_is_found_not_made_twice(tmp_path: Path) -> None:
+    """The provider created the batch but answered after the client's timeout: the batch is
+    found in the provider's list (by its intent's tag) instead of being created again."""
+    data = rows(12)
+    with BatchServer(create_delay=1.5) as server:
+        report = evaluate(
+            data,
+            [metric],
+            out=tmp_path / "out.jsonl",
+            engine=BatchEngine(chat(server.url), poll_interval=0),
+            timeout=0.5,
+            show_progress=False,
+        )
+        assert len(server.batches) == 2  # one a round, none twice
+        executed = Counter(a.key for a in server.log)
+    assert max(executed.values()) == 1
+    assert {r.status for r in report.results["context_recall"]} == {"scored"}
+
+
+def test_a_provider_that_cannot_list_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """404 on GET /v1/batches (no listing): the documented fallback, the requests sent again
+    with a warning naming the run's tag. 401 (a key that may not list): a clear error (exit 2
+    from the CLI) before anything is sent."""
+    from ragrecall._batch.api import BatchAPI, ProviderError
+
+    for status in (404, 401):
+        out = tmp_path / f"out{status}.jsonl"
+        data = rows(12)
+        said: list[str] = []
+        with BatchServer(list_status=status) as server:
+            with monkeypatch.context() as patch:
+                patch.setattr(BatchAPI, "create", stop_at_create(after=True))
+                with pytest.raises(KeyboardInterrupt):
+                    run_batch(server, data, out)
+            run = journal_lines(out)[0]["run"]
+            if status == 404:
+                report = run_batch(server, data, out, notify=said.append)
+                assert len(server.batches) == 3  # the orphan could not be found: sent again
+                warning = next(s for s in said if "cannot list" in s)
+                assert f"ragrecall_run={run}" in warning
+                assert {r.status for r in report.results["context_recall"]} == {"scored"}
+            else:
+                with pytest.raises(ProviderError, match=r"401.*GET /batches"):
+                    run_batch(server, data, out)
+                assert len(server.batches) == 1
+
+
+def test_a_server_without_the_batch_api_is_a_usage_error_not_a_bug(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server without the Files API answers 404 to POST /files: exit 2 with the reason,
+    not exit 5."""
+    data = write_jsonl(tmp_path / "data.jsonl", rows(4))
+    with BatchServer() as server:  # it serves /v1 only
+        url = server.url.removesuffix("/v1") + "/v2"
+        code = main(
+            ["eval", str(data), "--engine", "batch", "--judge-url", url, "--judge",
+             "openai:keyword-judge", "--poll", "0", "--out", str(tmp_path / "o.jsonl")]
+        )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "404" in err and "Files and Batches API" in err

@@ -26,7 +26,7 @@ from .._metrics.base import Metric, MetricOptions
 from .._metrics.spec import MetricLike, MetricSpec, build_judge, build_metrics
 from .._results_file import Record
 from .._schemas import RecallResult, Sample
-from .api import BatchAPI
+from .api import BatchAPI, ProviderError
 from .exchange import Exchange, batch_judge
 from .journal import Journal
 from .run import BatchSettings, journal_path, run_rounds
@@ -118,6 +118,12 @@ class BatchEngine(BlockingEngine):
                 notify=settings.notify,
                 max_retries=settings.max_retries,
             )
+        except ProviderError as error:
+            raise ProviderError(
+                f"{error}; the samples finished are in {out}, the batches sent in "
+                f"{journal.path}: run the same command again to go on",
+                error.status,
+            ) from None
         finally:
             journal.close()
             store.close()

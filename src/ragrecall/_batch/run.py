@@ -8,11 +8,24 @@ what each request got in the journal, and starts the next round. Decomposition i
 round and attribution the second; a re-ask or a failed request sent again takes one more.
 A sample is written to the results file once all its metrics finish, exactly as ``eval``
 writes it; failures are results (unscorable, with the batch's reason), never lost.
+
+No batch is orphaned. Before a request file is uploaded, the journal records the intent (the
+round, the part, the file's SHA-256); each batch's ``metadata`` carries the run's identity
+(``ragrecall_run``), that digest and the intent. A run stopped between creating a batch and
+journaling its id leaves an intent with no batch: the run started again lists the provider's
+batches (newest first, back to the intent's time), adopts the one tagged with this run and
+this digest (it is polled and its answers used, nothing is sent again), and cancels any
+other batch of this run's tags that the journal does not know. An intent no batch matches
+was stopped before the create call: its requests are asked again. A provider that cannot
+list batches (404, 405, 501 on ``GET /v1/batches``) gets them asked again too, with a warning
+naming the tags to look for (a batch created just before the stop may then run twice); one
+that refuses the listing (401, 403) stops the run with exit 2, before anything is sent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import tempfile
 import time
@@ -28,9 +41,9 @@ from .._metrics.base import Metric
 from .._metrics.estimate import run_estimator
 from .._results_file import Record, ResultsFile
 from .._schemas import RecallResult, Sample
-from .api import ENDED, BatchAPI, outcomes
+from .api import ENDED, BatchAPI, CannotList, ProviderError, outcomes
 from .exchange import ENDPOINT, Deferred, Exchange
-from .journal import Journal
+from .journal import Intent, Journal
 
 __all__ = ["BatchSettings", "journal_path", "run_rounds"]
 
@@ -86,6 +99,7 @@ def run_rounds(
     if max_retries is not None:
         overrides["max_retries"] = max_retries
     policies = {m.name: replace(m.policy, **overrides) for m in metrics}
+    swept = _reconcile(api, journal, notify) if journal.pending else None
     exchange.answers = journal.answers
     estimate = run_estimator(metrics) if budget.limited else None
     admitted: dict[int, tuple[int, int]] = {}  # sample index -> its estimate (calls, tokens)
@@ -110,6 +124,8 @@ def run_rounds(
         held = _held(admitted, answered)
         _account(budget, journal, held)
         if not left:
+            if swept is not None:  # a batch whose create call was still under way then
+                _cancel_strays(api, journal, swept, notify)
             return
         for request in [r for r in exchange.answers if r not in keep]:
             del exchange.answers[request]  # memory: the answers of finished samples go
@@ -127,8 +143,7 @@ def run_rounds(
         exchange.asked.clear()
         if new:
             journal.rounds += 1
-            for batch, requests in _submit(new, api, settings, journal.rounds):
-                journal.sent(batch, requests, journal.rounds)
+            for batch, requests in _submit(new, api, settings, journal):
                 notify(f"batch {batch}: {len(requests)} requests sent (round {journal.rounds})")
         if not journal.running:  # nothing new could be sent: the budget is spent
             return
@@ -212,15 +227,130 @@ def _admit(
     return new
 
 
+def tags(run: str, intent: Intent) -> dict[str, str]:
+    """The ``metadata`` of the batch created for ``intent`` in run ``run``."""
+    return {
+        RUN_TAG: run,
+        DIGEST_TAG: intent.digest,
+        "ragrecall_intent": intent.id,
+        "ragrecall_round": str(intent.round),
+        "ragrecall_part": str(intent.part),
+    }
+
+
+RUN_TAG, DIGEST_TAG = "ragrecall_run", "ragrecall_digest"
+# How much earlier than an intent its batch may say it was created (the provider's clock).
+_CLOCK_SKEW = 3600.0
+# Create calls for one batch, the first included.
+_CREATE_TRIES = 5
+
+
 def _submit(
-    new: dict[str, dict[str, Any]], api: BatchAPI, settings: BatchSettings, round_: int
+    new: dict[str, dict[str, Any]], api: BatchAPI, settings: BatchSettings, journal: Journal
 ) -> Iterator[tuple[str, list[str]]]:
-    """Upload ``new`` as batch input files within the size limits; each batch's id and
-    request ids as it is created."""
+    """Upload ``new`` as batch input files within the size limits, each after its intent is
+    journaled and each batch's id journaled once it is created; each batch's id and request
+    ids."""
+    round_ = journal.rounds
     with tempfile.TemporaryDirectory(prefix="ragrecall-batch-") as folder:
         for part, (path, requests) in enumerate(_parts(new, Path(folder), settings)):
-            metadata = {"ragrecall_round": str(round_), "ragrecall_part": str(part)}
-            yield api.submit(path, metadata), requests
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            intent = journal.intend(round_, part, digest, requests)
+            batch = _create(api, path, journal, intent)
+            journal.sent(batch, intent)
+            yield batch, requests
+
+
+def _create(api: BatchAPI, path: Path, journal: Journal, intent: Intent) -> str:
+    """Upload ``path`` and create ``intent``'s batch; the batch id. A create call that
+    failed on the way (no answer, a timeout, a 5xx or 429) may have created the batch: the
+    provider's list is read for it before the call is tried again."""
+    file_id = api.upload(path)
+    for attempt in range(_CREATE_TRIES):
+        try:
+            return api.create(file_id, tags(journal.run, intent))
+        except ProviderError as error:
+            if not error.transient or attempt == _CREATE_TRIES - 1:
+                raise
+        time.sleep(min(30.0, 0.5 * 2**attempt))
+        with contextlib.suppress(CannotList):
+            for batch in api.tagged(RUN_TAG, journal.run, intent.at - _CLOCK_SKEW):
+                if (batch.metadata or {}).get("ragrecall_intent") == intent.id:
+                    return batch.id
+    raise AssertionError("unreachable")
+
+
+def _reconcile(api: BatchAPI, journal: Journal, notify: Callable[[str], None]) -> float | None:
+    """Settle the intents a stopped run left without a batch id: adopt the batch the provider
+    lists with this run's tags and the intent's digest, or drop the intent (its requests are
+    asked again); cancel the other batches of this run the journal does not know. The time
+    the listing went back to (for a last sweep at the end), None where the provider cannot
+    list."""
+    pending = sorted(journal.pending.values(), key=lambda i: (i.round, i.part, i.at))
+    since = min(i.at for i in pending) - _CLOCK_SKEW
+    try:
+        listed = api.tagged(RUN_TAG, journal.run, since)
+    except CannotList as error:
+        for intent in pending:
+            journal.dropped(intent, str(error))
+        notify(
+            f"warning: {error}. The last run was stopped while creating {len(pending)} "
+            f"batches; they are sent again. If the provider did create them, cancel the "
+            f"batches whose metadata has {RUN_TAG}={journal.run} and that this run does not "
+            "report, or they are paid twice"
+        )
+        return None
+    listed = sorted(reversed(listed), key=_preference)  # listed newest first: oldest first
+    for intent in pending:
+        match = next(
+            (
+                b
+                for b in listed
+                if b.id not in journal.batches
+                and (b.metadata or {}).get(DIGEST_TAG) == intent.digest
+            ),
+            None,
+        )
+        if match is None:
+            journal.dropped(intent, "no batch at the provider has its tags")
+            continue
+        journal.sent(match.id, intent)
+        notify(
+            f"batch {match.id}: adopted ({len(intent.requests)} requests of round "
+            f"{intent.round}, created before the last run stopped)"
+        )
+    _cancel(api, journal, listed, notify)
+    return since
+
+
+def _preference(batch: Any) -> tuple[int, int]:
+    """Which of several batches with the same requests to adopt: one that ended well, then
+    one still running, then one that ended otherwise; the oldest first."""
+    rank = {"completed": 0, "finalizing": 1, "in_progress": 1, "validating": 1, "expired": 2}
+    return rank.get(batch.status, 3), batch.created_at
+
+
+def _cancel(
+    api: BatchAPI, journal: Journal, listed: list[Any], notify: Callable[[str], None]
+) -> None:
+    """Cancel the batches of ``listed`` the journal does not know (duplicates of a batch
+    adopted, or created after the listing began) and that have not ended."""
+    for batch in listed:
+        if batch.id in journal.batches or batch.status in ENDED or batch.status == "cancelling":
+            continue
+        why = api.cancel(batch.id)
+        notify(
+            f"batch {batch.id}: a duplicate of this run's requests, "
+            + (f"could not be cancelled: {why}" if why else "cancelled")
+        )
+
+
+def _cancel_strays(
+    api: BatchAPI, journal: Journal, since: float, notify: Callable[[str], None]
+) -> None:
+    """At the end of a run that settled intents: cancel any batch of this run's tags the
+    journal does not know (a create call of the stopped run the provider answered late)."""
+    _cancel(api, journal, api.tagged(RUN_TAG, journal.run, since), notify)
 
 
 def _parts(
