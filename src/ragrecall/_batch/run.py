@@ -349,8 +349,14 @@ def _cancel_strays(
     api: BatchAPI, journal: Journal, since: float, notify: Callable[[str], None]
 ) -> None:
     """At the end of a run that settled intents: cancel any batch of this run's tags the
-    journal does not know (a create call of the stopped run the provider answered late)."""
-    _cancel(api, journal, api.tagged(RUN_TAG, journal.run, since), notify)
+    journal does not know (a create call of the stopped run the provider answered late).
+    Every sample is written by then: a listing that fails is a warning, not an error."""
+    try:
+        listed = api.tagged(RUN_TAG, journal.run, since)
+    except ProviderError as error:
+        notify(f"warning: could not look for stray batches of this run: {error}")
+        return
+    _cancel(api, journal, listed, notify)
 
 
 def _parts(
