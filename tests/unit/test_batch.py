@@ -403,17 +403,18 @@ def test_an_intent_stopped_before_its_create_call_is_sent_again(
     assert {r.status for r in report.results["context_recall"]} == {"scored"}
 
 
+@pytest.mark.system  # waits out timeouts: about 6 s
 def test_a_create_call_that_timed_out_is_found_not_made_twice(tmp_path: Path) -> None:
     """The provider created the batch but answered after the client's timeout: the batch is
     found in the provider's list (by its intent's tag) instead of being created again."""
     data = rows(12)
-    with BatchServer(create_delay=1.5) as server:
+    with BatchServer(create_delay=4.0) as server:
         report = evaluate(
             data,
             [metric],
             out=tmp_path / "out.jsonl",
             engine=BatchEngine(chat(server.url), poll_interval=0),
-            timeout=0.5,
+            timeout=1.5,
             show_progress=False,
         )
         assert len(server.batches) == 2  # one a round, none twice
