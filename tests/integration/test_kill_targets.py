@@ -169,8 +169,9 @@ LOCAL_N, CONCURRENCY = 40, 4
 
 
 def test_local_engine_killed_at_random_points(tmp_path: Path) -> None:
-    """``eval --out`` (the local engine, 4 samples at once, 2 calls a sample: the reference's
-    decomposition, kept in the claim store, then the verdicts) killed at random points."""
+    """``eval --out`` (the local engine, 4 samples at once, 3 calls a sample: the reference's
+    decomposition, kept in the claim store, then the claims' verdicts) killed at random
+    points."""
     rng = random.Random(3201)
     tally = Tally("local")
     with FaultServer(faults=False, delay=0.05, lifetime=3600) as server:
