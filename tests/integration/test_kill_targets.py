@@ -23,7 +23,8 @@ What the figures mean, per kill:
   twice at the end.
 
 The test prints a line per engine (``kills, lost, duplicated, worst again vs in flight``);
-``benchmarks/RESULTS.md`` records them. ``RAGRECALL_KILLS`` sets the kills per engine.
+``benchmarks/RESULTS.md`` records them. ``RAGRECALL_KILLS`` sets the kills per engine: 5 by
+default (CI's time), 20 for the issue's target figures.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from faultserver import FaultServer, Request
 pytestmark = pytest.mark.system  # subprocesses killed at random points
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = int(os.environ.get("RAGRECALL_KILLS", "20"))
+KILLS = int(os.environ.get("RAGRECALL_KILLS", "5"))
 TAG = re.compile(r"zq(\d+)x")
 
 
