@@ -1,7 +1,7 @@
 """Ray's results reach ``out`` while the run goes on, and a driver killed mid-run (SIGKILL),
-``KILLS`` times at seeded random points (5 unless ``RAGRECALL_KILLS`` says otherwise; 20 for the target figures), then
-run again, loses no sample, writes none twice, and pays again only for the calls of the
-samples in flight at the kill (issue 32's target).
+``KILLS`` times at seeded random points (``RAGRECALL_KILLS``: 5 by default, 20 for the target
+figures), then run again, loses no sample, writes none twice, and pays again only for the
+calls of the samples in flight at the kill (issue 32's target).
 
 The test starts a local Ray cluster of its own (``ray start --head``, 2 CPUs, in a process
 group it kills at the end) and each run is a driver subprocess connected to it: a kill ends
