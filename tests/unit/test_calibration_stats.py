@@ -151,3 +151,23 @@ def test_the_cli_prints_the_numbers_and_shifts_from_a_results_file(
     empty.write_text("")
     assert main(["calibrate", str(path), "--prior-shift", str(empty)]) == 2
     assert "no verdict with P(supported)" in capsys.readouterr().err
+
+
+def test_a_calibrated_judge_keeps_its_p_and_an_overconfident_one_is_scaled() -> None:
+    p, y = calibrated(60, 9)
+    rows = [
+        Label(
+            key=f"k{i}",
+            claim=f"c{i}",
+            label="supported" if t else "not_supported",
+            attributed=q >= 0.55,
+            p_supported=q,
+            word_overlap=0.5,
+            judge="fake",
+        )
+        for i, (q, t) in enumerate(zip(p, y, strict=True))
+    ]
+    kept = calibrate(rows, resamples=300)
+    assert (kept.scale_a, kept.scale_b) == (1.0, 0.0) and "kept P(supported) unscaled" in kept.note
+    scaled = calibrate(labels(400, 8), resamples=300)
+    assert scaled.scale_a < 1 and "scaled P(supported)" in scaled.note

@@ -3,8 +3,8 @@
 Two things are fitted, each only as far as the labels bear it out:
 
 - a Platt scaling of P(supported), ``sigmoid(a * logit(p) + b)``, so that the confidence a
-  verdict reports matches how often such verdicts are right (expected calibration error,
-  measured on held-out folds);
+  verdict reports matches how often such verdicts are right, kept only when it lowers the
+  Brier score on held-out folds with a bootstrap interval above zero (otherwise P stays raw);
 - the decision (``support_threshold``, ``lexical_weight``), moved from ContextRecall's defaults
   only when cross-validation shows a gain in balanced accuracy whose bootstrap interval lies
   above zero; otherwise the defaults stay and the profile says why.
@@ -101,15 +101,20 @@ def calibrate(
     after_p: list[float] | None = None
     moved, note = False, ""
     decision = DEFAULT_DECISION
-    if len(fit) < MIN_LABELS or len(set(fit_truth)) < 2:
+    fitted = len(fit) >= MIN_LABELS and len(set(fit_truth)) == 2
+    if not fitted:
         note = (
             f"kept the defaults: {len(fit)} labelled verdicts with P(supported) "
             f"(at least {MIN_LABELS} of both labels are needed)"
         )
     else:
-        a, b = _platt([p for p in before_p], fit_truth)
-        after_p = _out_of_fold(fold_of, folds, lambda train: _platt_predict(fit, train))
+        held_out = _out_of_fold(fold_of, folds, lambda train: _platt_predict(fit, train))
+        scaled, why = _scaling_pays(before_p, held_out, fit_truth, resamples, seed)
+        if scaled:
+            a, b = _platt(before_p, fit_truth)
+            after_p = held_out
         moved, decision, note = _decide(fit, fold_of, folds, resamples, seed)
+        note = f"{why}; {note}"
     if moved:
         tuned = _out_of_fold(fold_of, folds, lambda train: _tuned_predict(fit, train))
         agreement_after = agreement([t > 0.5 for t in tuned], fit_truth)
@@ -124,8 +129,11 @@ def calibrate(
     labels_prior = sum(fit_truth) / len(fit_truth) if fit_truth else None
     data_prior = None
     if prior_shift_to is not None:
-        if after_p is None or labels_prior is None or not prior_shift_to:
-            note += "; no prior shift: it needs a fitted scaling and the data's P(supported)"
+        if not fitted or labels_prior is None or not prior_shift_to:
+            note += (
+                f"; no prior shift: it needs {MIN_LABELS} labels of both kinds and the "
+                "data's P(supported)"
+            )
         else:
             shift = prior_shift([sigmoid(a * logit(p) + b) for p in prior_shift_to], labels_prior)
             b += shift.logit_shift
@@ -204,6 +212,29 @@ def _best_decision(fit: Fit) -> Decision:
         return ba, -distance
 
     return max((Decision(t, w) for t in _THRESHOLDS for w in _WEIGHTS), key=rank)
+
+
+def _scaling_pays(
+    raw: Sequence[float],
+    held_out: Sequence[float],
+    truth: Sequence[bool],
+    resamples: int,
+    seed: int,
+) -> tuple[bool, str]:
+    """Scale P(supported) only when the cross-validated Brier score gain (raw minus scaled, on
+    held-out folds) has a bootstrap interval above 0: a judge already about as calibrated as a
+    few labels can tell keeps its P (a fit on 40 labels otherwise adds its own noise)."""
+    gains = [(r - y) ** 2 - (h - y) ** 2 for r, h, y in zip(raw, held_out, truth, strict=True)]
+
+    def mean_gain(idx: Sequence[int]) -> float:
+        return sum(gains[i] for i in idx) / len(idx)
+
+    observed = mean_gain(range(len(gains)))
+    low, high = _bootstrap(mean_gain, len(gains), resamples, seed) or (0.0, 0.0)
+    shown = f"cross-validated Brier gain {observed:+.4f} (95% CI [{low:+.4f}, {high:+.4f}])"
+    if low > 0:
+        return True, f"scaled P(supported): {shown}"
+    return False, f"kept P(supported) unscaled: {shown} does not lie above 0"
 
 
 def _decide(
