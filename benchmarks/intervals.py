@@ -165,7 +165,7 @@ def main() -> int:
         print(f"skipped: {args.results} or {args.gold} is absent")
         return 0
     answers = read(args.results, args.gold)
-    if len(answers) < 2 * max(args.labels):
+    if len(answers) < 20:
         print(f"skipped: {len(answers)} scored answers with gold labels, too few")
         return 0
     claims = sum(len(a.p) for a in answers)
@@ -196,6 +196,9 @@ def main() -> int:
     rng = random.Random(args.seed)
     row("chunk bootstrap", *measure(answers, lambda a: chunk_bootstrap(a, rng)))
     for n in args.labels:
+        if len(answers) < n + 10:
+            print(f"conformal with {n} labelled answers: skipped, {len(answers)} answers")
+            continue
         judges = {"score": lambda a: a.score, "mean P": lambda a: statistics.fmean(a.p)}
         for name, judge in judges.items():
             mean, low, high, width = conformal(answers, n, args.draws, judge, args.seed)

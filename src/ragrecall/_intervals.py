@@ -27,7 +27,9 @@ __all__ = [
     "CLAIM_CORRELATION",
     "CONFORMAL_MIN_LABELS",
     "conformal_interval",
+    "conformal_method",
     "conformal_radius",
+    "correlated_method",
     "share_interval",
 ]
 
@@ -104,7 +106,8 @@ def _one_factor(probabilities: Sequence[float], correlation: float) -> list[floa
 
 
 def _beta_binomial(n: int, mean: float, correlation: float) -> list[float]:
-    """P(K = k), k = 0..n, K beta-binomial with this mean share and intraclass correlation."""
+    """P(K = k), k = 0..n, K beta-binomial with this mean share and intraclass correlation (a
+    candidate benchmarks/intervals.py measures; it ignores each claim's own P)."""
     m = min(max(mean, _EPS), 1 - _EPS)
     if correlation >= 1:
         return [1 - m] + [0.0] * (n - 1) + [m]
@@ -158,3 +161,13 @@ def conformal_interval(
         )
     radius = conformal_radius(pairs, level)
     return max(0.0, judge_recall - radius), min(1.0, judge_recall + radius)
+
+
+def correlated_method(correlation: float = CLAIM_CORRELATION) -> str:
+    """``RecallResult.interval_method`` of an interval from correlated claims' P(supported)."""
+    return f"correlated claims (one factor, correlation {correlation})"
+
+
+def conformal_method(labels: int) -> str:
+    """``RecallResult.interval_method`` of a split-conformal interval from ``labels`` answers."""
+    return f"split-conformal ({labels} labelled answers)"

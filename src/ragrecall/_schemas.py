@@ -316,8 +316,9 @@ class RecallResult(BaseModel):
     )
     interval_method: str | None = Field(
         None,
-        description="How ``interval`` was made: 'beta-binomial (claim correlation R)' (the "
-        "claims' (calibrated) P(supported), correlated within the sample: the default), "
+        description="How ``interval`` was made: 'correlated claims (one factor, correlation "
+        "R)' (the claims' (calibrated) P(supported), correlated within the sample: the "
+        "default), "
         "'split-conformal (N labelled answers)' (from people's labels on whole answers, "
         "ragrecall.stats.conformal_interval). None in results written before this field: "
         "the claims' P(supported) taken as independent.",

@@ -10,7 +10,7 @@ balanced accuracy, Cohen's kappa, the expected calibration error of a probabilit
 debiased beside what a perfectly calibrated judge would show), the Brier score and log loss, and
 EM for a shift in the share of positives (Saerens et al. 2002). For a judge's own uncertainty:
 the interval of a share of uncertain items, independent (the Poisson-binomial distribution) or
-correlated (beta-binomial), and split-conformal intervals from labelled answers. For a judge's
+correlated (one latent factor), and split-conformal intervals from labelled answers. For a judge's
 bias: prediction-powered inference (PPI++), a dataset's mean recall, or a paired difference,
 corrected by people's labels on a random few answers, with an interval; and Student's t
 quantile it uses.

@@ -45,7 +45,8 @@ def test_a_claim_near_the_decision_is_marked_and_the_recall_has_an_interval() ->
     assert low <= result.score <= high and high - low > 0
     p = [v.p_counted() for v in result.verdicts]
     assert result.interval == share_interval(p, correlation=CLAIM_CORRELATION)
-    assert result.interval_method == f"beta-binomial (claim correlation {CLAIM_CORRELATION})"
+    method = f"correlated claims (one factor, correlation {CLAIM_CORRELATION})"
+    assert result.interval_method == method
 
 
 def test_no_logprobs_no_interval() -> None:

@@ -18,6 +18,7 @@ from langchain_core.runnables import Runnable
 from .._cache import claims_store_path
 from .._data import to_sample
 from .._deprecation import renamed
+from .._intervals import correlated_method
 from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
@@ -307,12 +308,9 @@ class ContextRecall(Metric[RecallResult]):
             verdicts=verdicts,
             missing=[v.claim for v in verdicts if not v.attributed],
             interval=interval,
-            interval_method=None if interval is None else INTERVAL_METHOD,
+            interval_method=None if interval is None else correlated_method(),
             calibration=None if profile is None else profile.id,
         )
-
-
-INTERVAL_METHOD = f"beta-binomial (claim correlation {CLAIM_CORRELATION})"
 
 
 def _interval(verdicts: list[ClaimVerdict]) -> tuple[float, float] | None:
