@@ -45,15 +45,6 @@ SUBMODULES = {
         "claim_set_hash", "default_claim_cache", "instructs_judge", "split_sentences",
         "word_overlap",
     ],
-    "ragrecall.stats": [
-        "CLAIM_CORRELATION", "CONFORMAL_MIN_LABELS", "ECE_MIN_LABELS", "PPI_MIN_LABELS",
-        "PPIResult", "PriorShift", "WilcoxonResult", "balanced_accuracy", "bootstrap_ci",
-        "brier_score", "calibrated_ece", "cohen_kappa", "conformal_interval", "conformal_radius",
-        "debiased_ece", "expected_calibration_error", "log_loss", "mean",
-        "minimum_detectable_difference", "paired_effect_size", "ppi_difference", "ppi_mean",
-        "prior_shift", "ranks", "share_interval", "sign_flip_test", "smallest_p_value",
-        "t_quantile", "wilcoxon_signed_rank",
-    ],
     "ragrecall.testing": [
         "RecallAssertionError", "Reply", "ScriptedJudge", "TextOnlyJudge", "aassert_recall",
         "assert_recall", "keyword_reply", "passages", "recall_metric",
