@@ -69,8 +69,8 @@ def calibrate(
     ``prior_shift_to``: the judge's raw P(supported) on the claims of the data the profile will
     be applied to, when their share of supported claims may differ from the labels' (say, the
     labels came from another retriever): EM estimates that share and the Platt intercept moves
-    by logit(data share) - logit(labels share). Only with a fitted scaling (20 labels of both
-    kinds); otherwise the note says it was not applied.
+    by logit(data share) - logit(labels share) (the raw P's logit when the scaling was not
+    kept). Only from 20 labels with both kinds; otherwise the note says it was not applied.
 
     Raises CalibrationError when the labels mix judges or prompt versions, or none is usable.
     """
