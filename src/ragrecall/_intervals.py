@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 # The claims' latent correlation the results assume (benchmarks/intervals.py chose it on 79
-# LFQA answers: 0.2 covers people's recall for 88.6 % of them, 0.25 for 92.4 %).
+# LFQA answers: 0.25 covers people's recall for 92.4 % of them, and 89.7 % of 97).
 CLAIM_CORRELATION = 0.25
 CONFORMAL_MIN_LABELS = 20
 _TOLERANCE = 1e-12
