@@ -311,8 +311,17 @@ class RecallResult(BaseModel):
     elapsed_s: float = 0.0
     interval: tuple[float, float] | None = Field(
         None,
-        description="90% interval of the recall from the claims' (calibrated) P(supported): "
-        "the judge's uncertainty about this sample. None where the judge gave no logprobs.",
+        description="90% interval of people's recall of this sample, made as "
+        "``interval_method`` says. None where the judge gave no logprobs.",
+    )
+    interval_method: str | None = Field(
+        None,
+        description="How ``interval`` was made: 'correlated claims (one factor, correlation "
+        "R)' (the claims' (calibrated) P(supported), correlated within the sample: the "
+        "default), "
+        "'split-conformal (N labelled answers)' (from people's labels on whole answers, "
+        "ragrecall.stats.conformal_interval). None in results written before this field: "
+        "the claims' P(supported) taken as independent.",
     )
     calibration: str | None = Field(
         None,

@@ -6,11 +6,14 @@ test (exact distribution up to 50 non-zero differences, normal approximation wit
 correction beyond). For reading a non-significant comparison: the paired effect size
 (Cohen's d_z), the smallest p-value the exact sign-flip test can reach, and the minimum
 detectable mean difference (normal approximation). For agreement with people's labels:
-balanced accuracy, Cohen's kappa and the expected calibration error of a probability. For a
-judge's own uncertainty: the interval of a share of independent uncertain items (the
-Poisson-binomial distribution). For a judge's bias: prediction-powered inference (PPI++), a
-dataset's mean recall, or a paired difference, corrected by people's labels on a random few
-answers, with an interval; and Student's t quantile it uses.
+balanced accuracy, Cohen's kappa, the expected calibration error of a probability (plain, and
+debiased beside what a perfectly calibrated judge would show), the Brier score and log loss, and
+EM for a shift in the share of positives (Saerens et al. 2002). For a judge's own uncertainty:
+the interval of a share of uncertain items, independent (the Poisson-binomial distribution) or
+correlated (one latent factor), and split-conformal intervals from labelled answers. For a judge's
+bias: prediction-powered inference (PPI++), a dataset's mean recall, or a paired difference,
+corrected by people's labels on a random few answers, with an interval; and Student's t
+quantile it uses.
 """
 
 from __future__ import annotations
@@ -23,21 +26,48 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ragrecall._calibration_stats import (
+    ECE_MIN_LABELS,
+    PriorShift,
+    brier_score,
+    calibrated_ece,
+    debiased_ece,
+    log_loss,
+    prior_shift,
+)
+from ragrecall._intervals import (
+    CLAIM_CORRELATION,
+    CONFORMAL_MIN_LABELS,
+    conformal_interval,
+    conformal_radius,
+    share_interval,
+)
 from ragrecall._ppi import PPI_MIN_LABELS, PPIResult, ppi_difference, ppi_mean, t_quantile
 
 __all__ = [
+    "CLAIM_CORRELATION",
+    "CONFORMAL_MIN_LABELS",
+    "ECE_MIN_LABELS",
     "PPI_MIN_LABELS",
     "PPIResult",
+    "PriorShift",
     "WilcoxonResult",
     "balanced_accuracy",
     "bootstrap_ci",
+    "brier_score",
+    "calibrated_ece",
     "cohen_kappa",
+    "conformal_interval",
+    "conformal_radius",
+    "debiased_ece",
     "expected_calibration_error",
+    "log_loss",
     "mean",
     "minimum_detectable_difference",
     "paired_effect_size",
     "ppi_difference",
     "ppi_mean",
+    "prior_shift",
     "ranks",
     "share_interval",
     "sign_flip_test",
@@ -278,23 +308,3 @@ def expected_calibration_error(
             observed = sum(truth[i] for i in idx) / len(idx)
             total += abs(stated - observed) * len(idx)
     return total / len(probabilities)
-
-
-def share_interval(probabilities: Sequence[float], level: float = 0.9) -> tuple[float, float]:
-    """The central ``level`` interval of the share of items that hold, when item i holds
-    independently with probability ``probabilities[i]`` (exact: the Poisson-binomial
-    distribution, by dynamic programming)."""
-    n = len(probabilities)
-    if not n:
-        raise ValueError("share_interval needs at least one probability")
-    pmf = [1.0]
-    for p in probabilities:
-        pmf = [
-            (pmf[k] if k < len(pmf) else 0.0) * (1 - p) + (pmf[k - 1] * p if k else 0.0)
-            for k in range(len(pmf) + 1)
-        ]
-    tail = (1 - level) / 2
-    cdf = list(itertools.accumulate(pmf))
-    low = next(k for k, c in enumerate(cdf) if c > tail + _TOLERANCE)
-    high = next((k for k, c in enumerate(cdf) if c >= 1 - tail - _TOLERANCE), n)
-    return low / n, high / n

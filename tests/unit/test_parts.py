@@ -29,9 +29,11 @@ PROMPTS = [
 # fmt: on
 # fmt: off
 STATS = [
-    "PPIResult", "PPI_MIN_LABELS", "WilcoxonResult", "balanced_accuracy", "bootstrap_ci",
-    "cohen_kappa", "expected_calibration_error", "mean", "minimum_detectable_difference",
-    "paired_effect_size", "ppi_difference", "ppi_mean", "ranks", "share_interval",
+    "CLAIM_CORRELATION", "CONFORMAL_MIN_LABELS", "ECE_MIN_LABELS", "PPIResult", "PPI_MIN_LABELS",
+    "PriorShift", "WilcoxonResult", "balanced_accuracy", "bootstrap_ci", "brier_score",
+    "calibrated_ece", "cohen_kappa", "conformal_interval", "conformal_radius", "debiased_ece",
+    "expected_calibration_error", "log_loss", "mean", "minimum_detectable_difference",
+    "paired_effect_size", "ppi_difference", "ppi_mean", "prior_shift", "ranks", "share_interval",
     "sign_flip_test", "smallest_p_value", "t_quantile", "wilcoxon_signed_rank",
 ]
 # fmt: on

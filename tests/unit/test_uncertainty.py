@@ -12,7 +12,7 @@ from fakes import LogprobJudge, ScriptedJudge
 
 from ragrecall import ClaimCache, ContextRecall
 from ragrecall.cli import main
-from ragrecall.stats import share_interval
+from ragrecall.stats import CLAIM_CORRELATION, share_interval
 
 
 def test_share_interval_is_the_poisson_binomial_one() -> None:
@@ -43,7 +43,10 @@ def test_a_claim_near_the_decision_is_marked_and_the_recall_has_an_interval() ->
     assert result.interval is not None
     low, high = result.interval
     assert low <= result.score <= high and high - low > 0
-    assert result.interval == share_interval([v.p_counted() for v in result.verdicts])
+    p = [v.p_counted() for v in result.verdicts]
+    assert result.interval == share_interval(p, correlation=CLAIM_CORRELATION)
+    method = f"correlated claims (one factor, correlation {CLAIM_CORRELATION})"
+    assert result.interval_method == method
 
 
 def test_no_logprobs_no_interval() -> None:

@@ -3,15 +3,21 @@
 Two things are fitted, each only as far as the labels bear it out:
 
 - a Platt scaling of P(supported), ``sigmoid(a * logit(p) + b)``, so that the confidence a
-  verdict reports matches how often such verdicts are right (expected calibration error,
-  measured on held-out folds);
+  verdict reports matches how often such verdicts are right, kept only when it lowers the
+  Brier score on held-out folds with a bootstrap interval above zero (otherwise P stays raw);
 - the decision (``support_threshold``, ``lexical_weight``), moved from ContextRecall's defaults
   only when cross-validation shows a gain in balanced accuracy whose bootstrap interval lies
   above zero; otherwise the defaults stay and the profile says why.
 
 Agreement with the person, before and after, is balanced accuracy and Cohen's kappa with
-seeded bootstrap intervals. A profile names the judge (``Metric.judge_id()``) and prompt
-version it was fitted for; applying it to another is refused (``CalibrationError``).
+seeded bootstrap intervals; the probabilities are scored by the Brier score and log loss (with
+bootstrap intervals) and, from 100 labelled claims up, by the debiased calibration error beside
+the one a perfectly calibrated judge would show at the same n. Given the judge's P(supported) on
+the data the profile is for (``prior_shift``), the Platt intercept is moved by EM to that data's
+share of supported claims (Saerens, Latinne, Decaestecker 2002).
+
+A profile names the judge (``Metric.judge_id()``) and prompt version it was fitted for;
+applying it to another is refused (``CalibrationError``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,16 @@ from .._metrics.decision import (
     logit,
     sigmoid,
 )
-from ..stats import balanced_accuracy, cohen_kappa, expected_calibration_error
+from ..stats import (
+    ECE_MIN_LABELS,
+    balanced_accuracy,
+    brier_score,
+    calibrated_ece,
+    cohen_kappa,
+    debiased_ece,
+    log_loss,
+    prior_shift,
+)
 from .labels import Label, read_labels
 
 __all__ = ["MIN_LABELS", "calibrate"]
@@ -47,8 +62,15 @@ def calibrate(
     folds: int = 5,
     seed: int = 0,
     resamples: int = 2000,
+    prior_shift_to: Sequence[float] | None = None,
 ) -> CalibrationProfile:
     """Fit a calibration profile to a person's labels (a labels file or ``Label`` list).
+
+    ``prior_shift_to``: the judge's raw P(supported) on the claims of the data the profile will
+    be applied to, when their share of supported claims may differ from the labels' (say, the
+    labels came from another retriever): EM estimates that share and the Platt intercept moves
+    by logit(data share) - logit(labels share) (the raw P's logit when the scaling was not
+    kept). Only from 20 labels with both kinds; otherwise the note says it was not applied.
 
     Raises CalibrationError when the labels mix judges or prompt versions, or none is usable.
     """
@@ -69,37 +91,57 @@ def calibrate(
     fold_of = [i % folds for i in range(len(fit))]
     rng.shuffle(fold_of)
 
-    def agreement(
-        pred: Sequence[bool], true: Sequence[bool], p: Sequence[float] | None
-    ) -> Agreement:
-        return _agreement(pred, true, p, resamples, seed)
+    def agreement(pred: Sequence[bool], true: Sequence[bool]) -> Agreement:
+        return _agreement(pred, true, resamples, seed)
 
     before_p = [x.p_supported or 0.0 for x, _ in fit]
     fit_truth = [y for _, y in fit]
-    agreement_before = agreement(
-        [bool(x.attributed) for x in said], said_truth, before_p if fit else None
-    )
+    agreement_before = agreement([bool(x.attributed) for x in said], said_truth)
     a, b = 1.0, 0.0
     after_p: list[float] | None = None
     moved, note = False, ""
     decision = DEFAULT_DECISION
-    if len(fit) < MIN_LABELS or len(set(fit_truth)) < 2:
+    fitted = len(fit) >= MIN_LABELS and len(set(fit_truth)) == 2
+    if not fitted:
         note = (
             f"kept the defaults: {len(fit)} labelled verdicts with P(supported) "
             f"(at least {MIN_LABELS} of both labels are needed)"
         )
     else:
-        a, b = _platt([p for p in before_p], fit_truth)
-        after_p = _out_of_fold(fold_of, folds, lambda train: _platt_predict(fit, train))
+        held_out = _out_of_fold(fold_of, folds, lambda train: _platt_predict(fit, train))
+        scaled, why = _scaling_pays(before_p, held_out, fit_truth, resamples, seed)
+        if scaled:
+            a, b = _platt(before_p, fit_truth)
+            after_p = held_out
         moved, decision, note = _decide(fit, fold_of, folds, resamples, seed)
+        note = f"{why}; {note}"
     if moved:
         tuned = _out_of_fold(fold_of, folds, lambda train: _tuned_predict(fit, train))
-        agreement_after = agreement([t > 0.5 for t in tuned], fit_truth, after_p)
+        agreement_after = agreement([t > 0.5 for t in tuned], fit_truth)
     else:
-        ece = expected_calibration_error(after_p, fit_truth) if after_p else None
-        agreement_after = agreement_before.model_copy(
-            update={"ece": ece if after_p else agreement_before.ece}
-        )
+        agreement_after = agreement_before.model_copy()
+    agreement_before = agreement_before.model_copy(
+        update=_probability_scores(before_p, fit_truth, resamples, seed)
+    )
+    agreement_after = agreement_after.model_copy(
+        update=_probability_scores(after_p if after_p else before_p, fit_truth, resamples, seed)
+    )
+    labels_prior = sum(fit_truth) / len(fit_truth) if fit_truth else None
+    data_prior = None
+    if prior_shift_to is not None:
+        if not fitted or labels_prior is None or not prior_shift_to:
+            note += (
+                f"; no prior shift: it needs {MIN_LABELS} labels of both kinds and the "
+                "data's P(supported)"
+            )
+        else:
+            shift = prior_shift([sigmoid(a * logit(p) + b) for p in prior_shift_to], labels_prior)
+            b += shift.logit_shift
+            data_prior = shift.prior
+            note += (
+                f"; prior shift: {labels_prior:.3f} of the labels supported, EM finds "
+                f"{shift.prior:.3f} in the {len(prior_shift_to)} claims of the data"
+            )
     profile = CalibrationProfile(
         judge=judge,
         prompt_version=prompt_version,
@@ -110,21 +152,21 @@ def calibrate(
         labels=len(used),
         moved=moved,
         note=note,
+        labels_prior=labels_prior,
+        data_prior=data_prior,
         agreement={"before": agreement_before, "after": agreement_after},
     )
     randoms = [x for x in said if x.pick == "random"]
     if randoms:
         true = [x.label == "supported" for x in randoms]
-        profile.agreement["before_random"] = agreement(
-            [bool(x.attributed) for x in randoms], true, None
-        )
+        profile.agreement["before_random"] = agreement([bool(x.attributed) for x in randoms], true)
         counted = [
             profile.decision.counts(x.p_supported, x.word_overlap or 0.0)
             if x.p_supported is not None
             else bool(x.attributed)
             for x in randoms
         ]
-        profile.agreement["after_random"] = agreement(counted, true, None)
+        profile.agreement["after_random"] = agreement(counted, true)
     return profile
 
 
@@ -172,6 +214,29 @@ def _best_decision(fit: Fit) -> Decision:
     return max((Decision(t, w) for t in _THRESHOLDS for w in _WEIGHTS), key=rank)
 
 
+def _scaling_pays(
+    raw: Sequence[float],
+    held_out: Sequence[float],
+    truth: Sequence[bool],
+    resamples: int,
+    seed: int,
+) -> tuple[bool, str]:
+    """Scale P(supported) only when the cross-validated Brier score gain (raw minus scaled, on
+    held-out folds) has a bootstrap interval above 0: a judge already about as calibrated as a
+    few labels can tell keeps its P (a fit on 40 labels otherwise adds its own noise)."""
+    gains = [(r - y) ** 2 - (h - y) ** 2 for r, h, y in zip(raw, held_out, truth, strict=True)]
+
+    def mean_gain(idx: Sequence[int]) -> float:
+        return sum(gains[i] for i in idx) / len(idx)
+
+    observed = mean_gain(range(len(gains)))
+    low, high = _bootstrap(mean_gain, len(gains), resamples, seed) or (0.0, 0.0)
+    shown = f"cross-validated Brier gain {observed:+.4f} (95% CI [{low:+.4f}, {high:+.4f}])"
+    if low > 0:
+        return True, f"scaled P(supported): {shown}"
+    return False, f"kept P(supported) unscaled: {shown} does not lie above 0"
+
+
 def _decide(
     fit: Fit, fold_of: Sequence[int], folds: int, resamples: int, seed: int
 ) -> tuple[bool, Decision, str]:
@@ -202,7 +267,6 @@ def _decide(
 def _agreement(
     pred: Sequence[bool],
     true: Sequence[bool],
-    p: Sequence[float] | None,
     resamples: int,
     seed: int,
 ) -> Agreement:
@@ -217,8 +281,31 @@ def _agreement(
         balanced_accuracy_ci=_bootstrap(on(balanced_accuracy), len(pred), resamples, seed),
         kappa=cohen_kappa(true, pred),
         kappa_ci=_bootstrap(on(cohen_kappa), len(pred), resamples, seed),
-        ece=expected_calibration_error(p, true) if p is not None and len(p) == len(true) else None,
     )
+
+
+def _probability_scores(
+    p: Sequence[float], true: Sequence[bool], resamples: int, seed: int
+) -> dict[str, object]:
+    """Brier score and log loss with 95% bootstrap intervals; the debiased ECE and its
+    perfectly calibrated yardstick from ``ECE_MIN_LABELS`` labelled claims up."""
+    if not p:
+        return {}
+
+    def on(
+        score: Callable[[Sequence[float], Sequence[bool]], float],
+    ) -> Callable[[Sequence[int]], float]:
+        return lambda idx: score([p[i] for i in idx], [true[i] for i in idx])
+
+    enough = len(p) >= ECE_MIN_LABELS
+    return {
+        "brier": brier_score(p, true),
+        "brier_ci": _bootstrap(on(brier_score), len(p), resamples, seed),
+        "log_loss": log_loss(p, true),
+        "log_loss_ci": _bootstrap(on(log_loss), len(p), resamples, seed),
+        "ece": debiased_ece(p, true) if enough else None,
+        "ece_calibrated": calibrated_ece(p, seed=seed) if enough else None,
+    }
 
 
 def _bootstrap(

@@ -18,11 +18,12 @@ from langchain_core.runnables import Runnable
 from .._cache import claims_store_path
 from .._data import to_sample
 from .._deprecation import renamed
+from .._intervals import correlated_method
 from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
 from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, PassageRenderer, render_passages
-from ..stats import share_interval
+from ..stats import CLAIM_CORRELATION, share_interval
 from .attribution import Evidence, Strategy, Verdict, attribute, attribution_chain
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
@@ -297,6 +298,7 @@ class ContextRecall(Metric[RecallResult]):
         if profile is not None:
             verdicts = [_scaled(v, profile) for v in verdicts]
         supported = sum(v.attributed for v in verdicts)
+        interval = _interval(verdicts)
         return RecallResult(
             metric=self.name,
             score=supported / len(claims),
@@ -306,16 +308,18 @@ class ContextRecall(Metric[RecallResult]):
             claim_set=claim_set_hash(claims),
             verdicts=verdicts,
             missing=[v.claim for v in verdicts if not v.attributed],
-            interval=_interval(verdicts),
+            interval=interval,
+            interval_method=None if interval is None else correlated_method(),
             calibration=None if profile is None else profile.id,
         )
 
 
 def _interval(verdicts: list[ClaimVerdict]) -> tuple[float, float] | None:
-    """The recall's 90% interval from the claims' P(supported), if the judge gave any."""
+    """The recall's 90% interval from the claims' P(supported), if the judge gave any, the
+    claims correlated (benchmarks/intervals.py: independent claims cover too rarely)."""
     if all(v.confidence is None for v in verdicts):
         return None
-    return share_interval([v.p_counted() for v in verdicts])
+    return share_interval([v.p_counted() for v in verdicts], correlation=CLAIM_CORRELATION)
 
 
 def _scaled(verdict: ClaimVerdict, profile: CalibrationProfile) -> ClaimVerdict:

@@ -67,8 +67,20 @@ class Agreement(BaseModel):
     kappa: float | None = Field(description="Cohen's kappa.")
     kappa_ci: tuple[float, float] | None
     ece: float | None = Field(
-        None, description="Expected calibration error of P(supported) (10 equal-width bins)."
+        None,
+        description="Calibration error of P(supported): debiased, 10 equal-width bins "
+        "(ragrecall.stats.debiased_ece); None below 100 labelled claims. Older profiles "
+        "hold the plain ECE here.",
     )
+    ece_calibrated: tuple[float, float] | None = Field(
+        None,
+        description="The debiased ECE a perfectly calibrated judge shows at the same "
+        "probabilities (simulated): its mean and 90th percentile, the yardstick for ``ece``.",
+    )
+    brier: float | None = Field(None, description="Brier score of P(supported) (lower: better).")
+    brier_ci: tuple[float, float] | None = None
+    log_loss: float | None = Field(None, description="Log loss of P(supported), natural log.")
+    log_loss_ci: tuple[float, float] | None = None
 
 
 class CalibrationProfile(BaseModel):
@@ -91,6 +103,17 @@ class CalibrationProfile(BaseModel):
     labels: int = Field(ge=0, description="Labelled verdicts (skips left out).")
     moved: bool = Field(description="The decision moved from the defaults.")
     note: str = Field("", description="Why the decision moved or stayed.")
+    labels_prior: float | None = Field(
+        None, ge=0.0, le=1.0, description="Share of supported claims in the labels fitted on."
+    )
+    data_prior: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="With a prior-shift correction: the share of supported claims EM found in "
+        "the data the profile is for; scale_b then includes logit(data_prior) - "
+        "logit(labels_prior).",
+    )
     agreement: dict[str, Agreement] = Field(
         default_factory=dict,
         description="before / after over every label (after: held-out folds); before_random / "

@@ -12,6 +12,9 @@ from rich.table import Table
 
 from .._calibration import Agreement, calibrate
 from .._errors import CalibrationError, SampleError
+from .._results_file import read_records
+from .._schemas import RecallResult
+from ..stats import ECE_MIN_LABELS
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole
 
@@ -30,6 +33,13 @@ def add_calibrate_command(commands: argparse._SubParsersAction[argparse.Argument
     )
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (5)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.add_argument(
+        "--prior-shift",
+        type=Path,
+        metavar="RESULTS",
+        help="a results file of the data the profile is for: move the scaling to its share of "
+        "supported claims (EM on its P(supported); for data unlike the labelled)",
+    )
     p.set_defaults(func=run_calibrate)
 
 
@@ -37,7 +47,10 @@ def run_calibrate(args: argparse.Namespace, console: Console | None = None) -> i
     console = console or PlainConsole()
     err = PlainConsole(stderr=True)
     try:
-        profile = calibrate(args.labels, folds=max(args.folds, 2), seed=args.seed)
+        shift_to = None if args.prior_shift is None else _p_supported(args.prior_shift)
+        profile = calibrate(
+            args.labels, folds=max(args.folds, 2), seed=args.seed, prior_shift_to=shift_to
+        )
         profile.save(args.out)
     except (CalibrationError, SampleError, OSError) as error:
         err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
@@ -45,11 +58,17 @@ def run_calibrate(args: argparse.Namespace, console: Console | None = None) -> i
     table = Table(
         title=f"agreement with the person ({profile.labels} labels)", title_justify="left"
     )
-    for column in ("", "n", "balanced accuracy", "Cohen's kappa", "ECE"):
+    for column in ("", "n", "balanced accuracy", "Cohen's kappa", "Brier", "log loss", "ECE"):
         table.add_column(column)
     for name, a in profile.agreement.items():
         table.add_row(name.replace("_", " "), str(a.n), *_cells(a))
     console.print(table)
+    console.print(
+        "Brier and log loss: of P(supported) (after: held-out folds; lower is better). ECE: "
+        f"debiased, from {ECE_MIN_LABELS} labelled claims up, beside (in parentheses) the mean "
+        "and 90th percentile a perfectly calibrated judge would show at this n.",
+        soft_wrap=True,
+    )
     console.print(
         f"judge {profile.judge}, prompt version {profile.prompt_version}; P(supported) "
         f"scaled by sigmoid({profile.scale_a:.3f} * logit(p) + {profile.scale_b:.3f}); "
@@ -68,4 +87,27 @@ def _cells(a: Agreement) -> list[str]:
         return f"{x:.3f}" + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")
 
     ece = "n/a" if a.ece is None else f"{a.ece:.3f}"
-    return [value(a.balanced_accuracy, a.balanced_accuracy_ci), value(a.kappa, a.kappa_ci), ece]
+    if a.ece is not None and a.ece_calibrated is not None:
+        ece += f" (calibrated: {a.ece_calibrated[0]:.3f}, {a.ece_calibrated[1]:.3f})"
+    return [
+        value(a.balanced_accuracy, a.balanced_accuracy_ci),
+        value(a.kappa, a.kappa_ci),
+        value(a.brier, a.brier_ci),
+        value(a.log_loss, a.log_loss_ci),
+        ece,
+    ]
+
+
+def _p_supported(path: Path) -> list[float]:
+    """Every claim's raw P(supported) in a results file (context recall's verdicts)."""
+    values = [
+        v.p_supported
+        for record in read_records(path)
+        for result in record.results.values()
+        if isinstance(result, RecallResult)
+        for v in result.verdicts
+        if v.p_supported is not None
+    ]
+    if not values:
+        raise CalibrationError(f"{path}: no verdict with P(supported) to shift the prior to")
+    return values
