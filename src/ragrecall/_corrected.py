@@ -20,8 +20,10 @@ from dataclasses import dataclass
 
 from ._compare import _pair
 from ._errors import SampleError
+from ._intervals import CONFORMAL_MIN_LABELS, conformal_method, conformal_radius
 from ._ppi import PPIResult, ppi_difference, ppi_mean, t_quantile
 from ._results_file import Record
+from ._schemas import RecallResult
 
 __all__ = [
     "AnswerLabel",
@@ -68,7 +70,9 @@ class CorrectedMean:
     finite-population correction; None below 2 labelled answers). ``unmatched``: answer
     labels that match no sample of the run; ``unscorable``: labelled answers the run could not
     score; ``other_labels``: labels of single claims (review's uncertain and random picks),
-    for ``calibrate`` only."""
+    for ``calibrate`` only. ``answer_radius``: from ``CONFORMAL_MIN_LABELS`` labelled answers
+    up, the split-conformal half-width of each answer's interval at ``confidence`` (people's
+    recall of an answer lies within it of the judge's); else None."""
 
     metric: str
     ppi: PPIResult
@@ -76,6 +80,20 @@ class CorrectedMean:
     unmatched: int = 0
     unscorable: int = 0
     other_labels: int = 0
+    answer_radius: float | None = None
+
+    def answer_interval(self, result: RecallResult) -> RecallResult:
+        """``result`` with its interval replaced by the split-conformal one (when there is an
+        ``answer_radius`` and the result is scored); otherwise ``result`` unchanged."""
+        if self.answer_radius is None or result.score is None:
+            return result
+        low, high = result.score - self.answer_radius, result.score + self.answer_radius
+        return result.model_copy(
+            update={
+                "interval": (max(0.0, low), min(1.0, high)),
+                "interval_method": conformal_method(self.ppi.labels),
+            }
+        )
 
     @property
     def estimate(self) -> float:
@@ -116,6 +134,7 @@ class CorrectedMean:
             "unmatched_labels": self.unmatched,
             "unscorable_labelled": self.unscorable,
             "claim_labels_not_used": self.other_labels,
+            "answer_interval_radius": self.answer_radius,
         }
 
 
@@ -214,7 +233,9 @@ def corrected_mean(
         )
     ppi = ppi_mean(judge_all, judge, human, confidence=confidence)
     bias = _bias_interval([j - h for j, h in zip(judge, human, strict=True)], len(judge_all), ppi)
-    return CorrectedMean(metric, ppi, bias, unmatched, unscorable, other_labels)
+    pairs = list(zip(judge, human, strict=True))
+    radius = conformal_radius(pairs, confidence) if len(pairs) >= CONFORMAL_MIN_LABELS else None
+    return CorrectedMean(metric, ppi, bias, unmatched, unscorable, other_labels, radius)
 
 
 def corrected_difference(

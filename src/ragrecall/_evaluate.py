@@ -309,6 +309,8 @@ class _Run:
             name: corrected_mean(records, self.answers, name, other_labels=self.other_labels)
             for name in labelled
         }
+        for name, c in corrected.items():  # from 20 labelled answers: conformal intervals
+            results[name] = [c.answer_interval(r) for r in results[name]]
         return EvaluationReport(
             samples=self.samples,
             results=results,

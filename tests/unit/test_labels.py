@@ -25,7 +25,7 @@ from ragrecall import ContextRecall, evaluate
 from ragrecall._results_file import Record, read_records
 from ragrecall.calibration import Label, read_answer_labels, read_labels
 from ragrecall.cli import main
-from ragrecall.stats import ppi_difference, ppi_mean, t_quantile
+from ragrecall.stats import conformal_radius, ppi_difference, ppi_mean, t_quantile
 
 JUDGE = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]
 Truth = Callable[[str, str], bool]
@@ -309,6 +309,33 @@ def test_evaluate_with_labels_in_python(runs: tuple[Path, Path]) -> None:
     assert (
         evaluate(str(a.parent / "a.jsonl"), [metric], labels=objects).corrected == report.corrected
     )
+
+
+def test_twenty_labelled_answers_give_each_answer_a_conformal_interval(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, _ = runs
+    metric = ContextRecall(LogprobJudge(), strategy="per_claim")
+    few = page_export(review(a, "--answers", "12", "--seed", "6"), truth)
+    report = evaluate(str(a.parent / "a.jsonl"), [metric], labels=few)
+    assert report.corrected["context_recall"].answer_radius is None  # below 20: unchanged
+    assert all(
+        r.interval_method is None or "conformal" not in r.interval_method
+        for r in report.results["context_recall"]
+    )
+    labels = page_export(review(a, "--answers", "24", "--seed", "7"), truth)
+    _, judge, human = expected_mean(a, labels, truth)
+    radius = conformal_radius(list(zip(judge, human, strict=True)), 0.9)
+    report = evaluate(str(a.parent / "a.jsonl"), [metric], labels=labels)
+    assert report.corrected["context_recall"].answer_radius == radius
+    for r in report.results["context_recall"]:
+        if r.score is not None:
+            assert r.interval == (max(0.0, r.score - radius), min(1.0, r.score + radius))
+            assert r.interval_method == "split-conformal (24 labelled answers)"
+    capsys.readouterr()
+    assert main(["eval", str(a.parent / "a.jsonl"), *JUDGE, "--out", str(a), "--labels",
+                 str(labels)]) == 0  # fmt: skip
+    assert f"its score +/- {radius:.3f} (split-conformal on the 24" in capsys.readouterr().out
 
 
 def test_labels_matching_no_sample_are_counted(

@@ -214,6 +214,13 @@ def _print_corrected(c: CorrectedMean, console: Console) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    if c.answer_radius is not None:
+        console.print(
+            f"  each answer's {level} interval: its score +/- {c.answer_radius:.3f} "
+            f"(split-conformal on the {p.labels} labelled answers)",
+            highlight=False,
+            soft_wrap=True,
+        )
     notes = [
         (c.unmatched, "labelled answers match no sample of this run (not used)"),
         (c.unscorable, "labelled answers are unscorable in this run (not used)"),
