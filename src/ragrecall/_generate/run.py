@@ -285,7 +285,7 @@ def generate(
                 break
             if plan.kind not in chains:
                 chains[plan.kind] = templates[plan.kind] | structured(recall.judge, QuestionAnswer)
-            usage = Usage()
+            usage, began = Usage(), time.perf_counter()
             kept = [r["user_input"] for r in report.items]
             steps = _attempt(
                 plan, chains[plan.kind], recall, kept, max_overlap, duplicate_threshold, usage
@@ -295,7 +295,13 @@ def generate(
             report.usage = report.usage + usage
             report.attempts += 1
             report.attempts_by_kind[plan.kind] += 1
-            row["generation"] = {**settings, "attempt": number}
+            spent = {
+                "calls": usage.calls,
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "seconds": round(time.perf_counter() - began, 3),
+            }
+            row["generation"] = {**settings, "attempt": number, "usage": spent}
             if reason:
                 report.rejected[reason] += 1
                 refused({**row, "reason": reason, "detail": detail})
