@@ -447,3 +447,31 @@ def test_the_embedded_judge_generates_two_checked_items(tmp_path: Path, local_ju
         assert item["user_input"].endswith("?")
         assert item["reference_claims"]
         assert copy_overlap(item["user_input"], item["reference_contexts"]) <= 0.5
+
+
+def test_the_workflow_generate_retrieve_eval_compare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/generate.md end to end on real parts: LangChain Documents in, a real vector store
+    (top-4 and top-1) retrieved through `retrieve_samples`, both runs scored by `eval`, then
+    `compare`d (paired by the generated sample ids)."""
+    from hashing_embeddings import HashingEmbeddings
+    from langchain_core.documents import Document
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from langchain_ragrecall import retrieve_samples
+
+    docs = [Document(page_content=r["text"], id=r["id"]) for r in corpus_rows()]
+    out = tmp_path / "testset.jsonl"
+    generate(docs, 6, judge=judge_with(), out=out, chunk_size=None, seed=5)
+    store = InMemoryVectorStore(HashingEmbeddings())
+    store.add_documents(docs)
+    monkeypatch.chdir(tmp_path)
+    for name, k in (("top4", 4), ("top1", 1)):
+        samples = retrieve_samples(store.as_retriever(search_kwargs={"k": k}), str(out))
+        Path(f"{name}.jsonl").write_text("".join(s.model_dump_json() + "\n" for s in samples))
+        args = ["eval", f"{name}.jsonl", "--metric", "retrieval_recall", "--out", f"r-{name}.jsonl"]
+        assert main(args) == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert main(["compare", "r-top4.jsonl", "r-top1.jsonl"]) == 0
+    shown = capsys.readouterr().out
+    assert "6 pairs" in " ".join(shown.split()) or "pairs 6" in " ".join(shown.split()), shown
