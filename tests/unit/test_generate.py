@@ -475,3 +475,28 @@ def test_the_workflow_generate_retrieve_eval_compare(
     assert main(["compare", "r-top4.jsonl", "r-top1.jsonl"]) == 0
     shown = capsys.readouterr().out
     assert "6 pairs" in " ".join(shown.split()) or "pairs 6" in " ".join(shown.split()), shown
+
+
+def test_a_judge_that_fails_exits_4_and_keeps_what_was_made(
+    tmp_path: Path,
+    corpus: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    made = []
+
+    def write(found: dict[int, str]) -> Any:
+        made.append(1)
+        if len(made) > 2:
+            return RuntimeError("the judge went away")  # not transient: no retries
+        return writer(found)
+
+    module = types.ModuleType("generate_test_judges")
+    module.judge = lambda: judge_with(write)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "generate_test_judges", module)
+    out = tmp_path / "testset.jsonl"
+    args = ["generate", str(corpus), "--n", "4", "--out", str(out), "--mix", "single=1"]
+    args += ["--judge-factory", "generate_test_judges:judge", "--timeout", "5"]
+    assert main(args) == 4
+    assert "the judge failed: RuntimeError" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 2

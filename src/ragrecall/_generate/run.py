@@ -344,6 +344,8 @@ def _attempt(
         reply = yield from ask(Call(chain, {"passages": passages}), usage)
     except JudgeError as err:
         return row, "invalid_reply", str(err)
+    except Exception as err:  # retried already: the judge is down, not this item bad
+        raise JudgeError(f"the judge failed: {type(err).__name__}: {err}") from err
     item = reply.parsed
     assert isinstance(item, QuestionAnswer)
     question, reference = " ".join(item.question.split()), " ".join(item.answer.split())

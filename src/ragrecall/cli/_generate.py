@@ -16,7 +16,8 @@ generator's settings (``generation``). Each row is appended as it is accepted; r
 same command again goes on where it stopped.
 
 Exit codes: 0 made N items; 1 stopped after --max-attempts with fewer; 2 bad usage or input;
-3 stopped at --max-calls / --max-tokens (what was made is saved); 4 the judge could not start.
+3 stopped at --max-calls / --max-tokens (what was made is saved); 4 the judge could not start
+or failed (what was made is saved).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._errors import JudgeModelError
+from .._errors import JudgeError, JudgeModelError
 from .._generate.check import REASONS
 from .._generate.prompts import KINDS
 from .._generate.run import (
@@ -41,7 +42,7 @@ from .._generate.run import (
 )
 from .._metrics.claims import ClaimCache
 from .._metrics.context_recall import ContextRecall
-from ._exit import BUDGET_STOPPED, GATE_FAILED, OK, USAGE_ERROR, stopped
+from ._exit import BUDGET_STOPPED, GATE_FAILED, JUDGE_UNAVAILABLE, OK, USAGE_ERROR, stopped
 from ._inputs import add_judge_arguments, check_writable, claim_cache, judge_spec
 from ._text import PlainConsole
 
@@ -164,6 +165,10 @@ def run_generate(args: argparse.Namespace, console: Console | None = None) -> in
         code, message = stopped(exc)
         err.print(f"{message}; what was made is in {args.out}, run again to resume")
         return code
+    except JudgeError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}; what was made is in {args.out}, run "
+                  "again to resume", soft_wrap=True)  # fmt: skip
+        return JUDGE_UNAVAILABLE
     except (OSError, ValueError, TypeError, ImportError) as error:  # SampleError: ValueError
         err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
         return USAGE_ERROR
