@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
@@ -284,7 +285,8 @@ def generate(
                 report.stopped = "budget"
                 break
             if plan.kind not in chains:
-                chains[plan.kind] = templates[plan.kind] | structured(recall.judge, QuestionAnswer)
+                writer = _capped(recall.judge)
+                chains[plan.kind] = templates[plan.kind] | structured(writer, QuestionAnswer)
             usage, began = Usage(), time.perf_counter()
             kept = [r["user_input"] for r in report.items]
             steps = _attempt(
@@ -313,6 +315,17 @@ def generate(
             number += 1
     report.elapsed_s = time.perf_counter() - start
     return report
+
+
+# A question and a short answer fit in far fewer; a small model that loses its way stops here.
+MAX_REPLY_TOKENS = 400
+
+
+def _capped(judge: BaseChatModel) -> BaseChatModel:
+    """The judge with its reply capped at MAX_REPLY_TOKENS, where it takes ``max_tokens``."""
+    if getattr(judge, "max_tokens", 0) is not None or "max_tokens" not in type(judge).model_fields:
+        return judge
+    return judge.model_copy(update={"max_tokens": MAX_REPLY_TOKENS})
 
 
 def _tokens(sources: Sequence[Chunk]) -> int:
