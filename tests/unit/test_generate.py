@@ -500,3 +500,17 @@ def test_a_judge_that_fails_exits_4_and_keeps_what_was_made(
     assert main(args) == 4
     assert "the judge failed: RuntimeError" in capsys.readouterr().err
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_the_writers_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
+    from langchain_openai import ChatOpenAI
+
+    from ragrecall._generate.run import MAX_REPLY_TOKENS, _capped
+
+    model = ChatOpenAI(model="m", api_key="none", base_url="http://127.0.0.1:9/v1")  # type: ignore[arg-type]
+    assert _capped(model).max_tokens == MAX_REPLY_TOKENS  # type: ignore[attr-defined]
+    assert model.max_tokens is None  # a copy
+    own = model.model_copy(update={"max_tokens": 50})
+    assert _capped(own) is own
+    scripted = judge_with()
+    assert _capped(scripted) is scripted
