@@ -239,6 +239,10 @@ def copying(found: dict[int, str]) -> Any:
     return {"question": first_sentence(text).rstrip(".") + "?", "answer": first_sentence(text)}
 
 
+def naming(found: dict[int, str]) -> Any:
+    return {**writer(found), "question": "What does the first passage say?"}
+
+
 def unsupported(found: dict[int, str]) -> Any:
     return {**writer(found), "answer": first_sentence(found[1]) + " Salmon jump waterfalls."}
 
@@ -275,6 +279,7 @@ def cites_last(messages: Sequence[BaseMessage]) -> Any:
         (judge_with(lambda found: {"nonsense": 1}), {"single": 1}, "invalid_reply"),
         (judge_with(lambda found: {"question": "", "answer": "x"}), {"single": 1}, "invalid_reply"),
         (judge_with(copying), {"single": 1}, "copies_chunk"),
+        (judge_with(naming), {"single": 1}, "names_source"),
         (judge_with(lambda found: writer({1: found[1]})), {"single": 1}, "duplicate"),
         (judge_with(check=no_claims, name="no-claims"), {"single": 1}, "unscorable"),
         (judge_with(unsupported), {"single": 1}, "unsupported"),

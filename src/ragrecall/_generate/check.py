@@ -20,6 +20,7 @@ __all__ = [
     "Verdict",
     "copy_overlap",
     "is_near_duplicate",
+    "names_source",
     "question_words",
     "supported",
 ]
@@ -27,6 +28,7 @@ __all__ = [
 # Why an item is rejected, in the order the checks run.
 REASONS = (
     "invalid_reply",  # the judge gave no usable question and answer
+    "names_source",  # the question or answer speaks of "the passage" the user never saw
     "copies_chunk",  # the question copies the source chunks' wording (max_overlap)
     "duplicate",  # a near-duplicate of a question kept already
     "unscorable",  # the reference could not be checked (no claims, a judge failure)
@@ -35,6 +37,14 @@ REASONS = (
 )
 
 _WORD = re.compile(r"\w+")
+
+
+_SOURCE = re.compile(r"\b(passages?|according to the (text|article|document))\b", re.I)
+
+
+def names_source(text: str) -> bool:
+    """Whether ``text`` speaks of the passages it was written from ("in the first passage")."""
+    return _SOURCE.search(text) is not None
 
 
 def question_words(text: str) -> list[str]:

@@ -34,7 +34,7 @@ from .._progress import progress
 from .._safe_io import lines, loads, regular_file
 from .._schemas import Chunk, Usage
 from ..prompts import Passage, render_passages
-from .check import Verdict, copy_overlap, is_near_duplicate, supported
+from .check import Verdict, copy_overlap, is_near_duplicate, names_source, supported
 from .corpus import chunk_documents, read_corpus, to_documents
 from .prompts import KINDS, PROMPTS, Kind, QuestionAnswer
 
@@ -365,6 +365,8 @@ def _attempt(
     row.update(user_input=question, reference=reference)
     if not question or not reference:
         return row, "invalid_reply", "an empty question or answer"
+    if names_source(question) or names_source(reference):
+        return row, "names_source", "it speaks of the passages, which a user never saw"
     overlap = copy_overlap(question, [c.text for c in sources])
     row["overlap"] = round(overlap, 3)
     if overlap > max_overlap:
