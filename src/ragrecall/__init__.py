@@ -3,7 +3,8 @@
 Split a reference answer into claims, ask a judge which retrieved chunk supports each claim
 (with a verified quote), and score supported / total.
 
-The top level holds the metrics, ``evaluate`` and its twins, the sample and result types,
+The top level holds the metrics, ``evaluate`` and its twins, ``generate`` (a checked test
+set from a corpus), the sample and result types,
 ``calibrate``, ``load_samples``, ``load_traces`` and the errors. The building blocks live in
 public submodules: ``ragrecall.engines`` (where a dataset runs), ``ragrecall.judges``,
 ``ragrecall.sinks``, ``ragrecall.calibration``, ``ragrecall.text``, ``ragrecall.prompts``,
@@ -33,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "aevaluate": "._evaluate",
     "astream": "._evaluate",
     "evaluate": "._evaluate",
+    "generate": "._generate.run",
     "RecallLogger": "._logger",
     "Metric": "._metrics.base",
     "ChunkRecall": "._metrics.chunk_recall",
@@ -132,6 +134,7 @@ if _typing.TYPE_CHECKING:
         SampleError,
     )
     from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
+    from ._generate.run import generate
     from ._logger import RecallLogger
     from ._metrics.base import Metric
     from ._metrics.chunk_recall import ChunkRecall
@@ -199,6 +202,7 @@ __all__ = [
     "astream",
     "calibrate",
     "evaluate",
+    "generate",
     "load_samples",
     "load_traces",
 ]

@@ -29,6 +29,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 EXPECTED: dict[str, tuple[int, int]] = {
     "calibration.md": (4, 0),
     "compare.md": (1, 0),
+    "generate.md": (1, 1),
     "getting-started.md": (3, 1),
     "integrations/langchain.md": (1, 3),
     "integrations/llama-index.md": (0, 2),

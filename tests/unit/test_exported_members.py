@@ -23,7 +23,7 @@ TOP = [
     "RecallPrecisionResult", "RecallResult", "RelevantItem", "ResponseRecall", "RetrievalRecall",
     "RetrievalResult", "Sample", "SampleError", "ScoredSample", "SubQuestionVerdict",
     "TracedSamples", "Usage", "__version__", "aevaluate", "astream", "calibrate", "evaluate",
-    "load_samples", "load_traces",
+    "generate", "load_samples", "load_traces",
 ]
 SUBMODULES = {
     "ragrecall.engines": [

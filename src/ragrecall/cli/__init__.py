@@ -1,5 +1,6 @@
 """The ``ragrecall`` command: ``eval`` (score a dataset, gate in CI), ``claims`` (decompose
-once, lock the claims), ``compare`` (two runs), ``review`` and ``calibrate`` (check the
+once, lock the claims), ``compare`` (two runs), ``generate`` (a checked test set from your
+documents), ``review`` and ``calibrate`` (check the
 judge against a person's labels), ``demo`` (a real evaluation on the embedded
 judge) and ``judge``."""
 
@@ -25,6 +26,7 @@ from ._claims import add_claims_command
 from ._compare import add_compare_command
 from ._eval import add_eval_command
 from ._exit import GATE_FAILED, OK, guarded
+from ._generate import add_generate_command
 from ._judge import add_judge_commands
 from ._review import add_review_command
 from ._text import PlainConsole
@@ -49,13 +51,15 @@ def _parser() -> argparse.ArgumentParser:
         prog="ragrecall",
         description="Context recall for retrieval-augmented generation: eval scores a dataset "
         "(and gates CI), claims locks a dataset's claims, compare tests two runs against each "
-        "other, review picks verdicts for a person to label and calibrate fits the judge to the "
+        "other, generate makes a checked test set from your documents, review picks verdicts "
+        "for a person to label and calibrate fits the judge to the "
         "labels, demo runs a real evaluation on the embedded judge, judge serves it.",
     )
     parser.add_argument("--version", action="version", version=f"ragrecall {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     add_eval_command(commands)
     add_claims_command(commands)
+    add_generate_command(commands)
     add_compare_command(commands)
     add_review_command(commands)
     add_calibrate_command(commands)

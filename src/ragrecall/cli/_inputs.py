@@ -26,6 +26,7 @@ from .._schemas import Sample
 __all__ = [
     "CLAIM_MODES",
     "add_input_command",
+    "add_judge_arguments",
     "check_writable",
     "claim_cache",
     "claim_mode",
@@ -51,27 +52,7 @@ def add_input_command(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("data", type=Path, help="a .jsonl/.json/.csv/.parquet file or a directory")
-    p.add_argument(
-        "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
-    )
-    p.add_argument(
-        "--judge-url",
-        metavar="URL",
-        help="an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio), e.g. "
-        "http://localhost:11434/v1; --judge names its model ('openai:MODEL' or 'MODEL')",
-    )
-    p.add_argument(
-        "--judge-key-env",
-        metavar="NAME",
-        help="with --judge-url: the environment variable holding its API key (default: no "
-        "key is sent)",
-    )
-    p.add_argument(
-        "--judge-factory",
-        metavar="MODULE:CALLABLE",
-        help="import MODULE and call CALLABLE() for the judge chat model (custom "
-        "clients, test fakes); overrides --judge",
-    )
+    add_judge_arguments(p)
     p.add_argument(
         "--claim-mode",
         choices=CLAIM_MODES,
@@ -103,6 +84,32 @@ def add_input_command(
     )
     p.add_argument("--limit", type=int, default=None, help="read only the first N rows")
     return p
+
+
+def add_judge_arguments(p: argparse.ArgumentParser) -> None:
+    """The judge's flags (read back by ``judge_spec``): ``--judge``, ``--judge-url``,
+    ``--judge-key-env``, ``--judge-factory``."""
+    p.add_argument(
+        "--judge", default=None, help="'local' (embedded judge, the default) or 'provider:model'"
+    )
+    p.add_argument(
+        "--judge-url",
+        metavar="URL",
+        help="an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio), e.g. "
+        "http://localhost:11434/v1; --judge names its model ('openai:MODEL' or 'MODEL')",
+    )
+    p.add_argument(
+        "--judge-key-env",
+        metavar="NAME",
+        help="with --judge-url: the environment variable holding its API key (default: no "
+        "key is sent)",
+    )
+    p.add_argument(
+        "--judge-factory",
+        metavar="MODULE:CALLABLE",
+        help="import MODULE and call CALLABLE() for the judge chat model (custom "
+        "clients, test fakes); overrides --judge",
+    )
 
 
 def parse_column_map(text: str | None) -> dict[str, str] | None:
