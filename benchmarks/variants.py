@@ -15,7 +15,7 @@ run without asking the judge again (``--variants`` and ``--band`` are the widest
 Printed per setting: claims, AUC of P(supported), Brier score, distinct P values (rounded to
 0.01), balanced accuracy of the default decision, share of claims asked again, and judge calls
 per answer relative to the base verdicts (a variant call reuses the base prompt's cached
-passages; the content-free baselines are once per answer and variant). Seconds per answer of
+passages; the content-free baselines are asked once per run). Seconds per answer of
 this run and of the baseline's answers are printed as measured (the baseline ran concurrently
 with other work; compare the calls).
 """
@@ -73,7 +73,6 @@ def setting(rows: Sequence[dict[str, Any]], k: int, band: float) -> dict[str, An
     ps, pred, labels = [], [], []
     asked = calls = base_calls = 0
     for row in rows:
-        answer_asked = False
         for v, y in zip(row["verdicts"], row["gold"], strict=True):
             base_calls += 1
             pv = v["p_variants"]
@@ -84,11 +83,10 @@ def setting(rows: Sequence[dict[str, Any]], k: int, band: float) -> dict[str, An
                 p = mean_probability(pv[: 1 + k])
                 asked += 1
                 calls += k
-                answer_asked = True
             ps.append(p)
             pred.append(D.counts(p, overlap))
             labels.append(y)
-        calls += (k + 1) if answer_asked else 0  # the content-free baselines
+    calls += (k + 1) if asked else 0  # the content-free baselines, once per run
     out = figures(ps, pred, labels)
     out.update(
         variants=k,

@@ -94,6 +94,16 @@ def test_an_uncertain_claim_is_asked_again_and_a_sure_one_is_not() -> None:
     assert result.usage.calls == 7
 
 
+def test_content_free_baselines_are_asked_once_per_metric() -> None:
+    judge = _judge(P_BASE)
+    recall = _recall(judge, variants=2, variant_band=0.2)
+    first, second = recall.score(SAMPLE), recall.score(SAMPLE)
+    assert first.usage.calls == 7 and second.usage.calls == 4
+    free = [m for m in judge.calls if "Claim: N/A" in str(m[1].content)]
+    assert len(free) == 3 and all("Passages:\nN/A" in str(m[1].content) for m in free)
+    assert second.verdicts == first.verdicts
+
+
 def test_k_and_the_band_are_settings() -> None:
     one = _recall(_judge(P_BASE), variants=1, variant_band=0.2).score(SAMPLE)
     assert len(one.verdicts[0].p_variants) == 2 and one.usage.calls == 2 + 2 + 1

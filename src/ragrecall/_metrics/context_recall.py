@@ -111,7 +111,8 @@ class ContextRecall(Metric[RecallResult]):
         variants: with token verdicts, a claim whose decision margin lies within
             ``variant_band`` of the threshold is asked again in this many further variants
             (``prompts.VERDICT_VARIANTS``: other label words, a flipped question, the claim
-            first), each calibrated by its content-free baseline, and its P(supported) is
+            first), each calibrated by its content-free baseline (asked once per metric), and
+            its P(supported) is
             their mean in log-odds (``ragrecall._metrics.variants``); 0 turns it off. Claims
             outside the band cost nothing extra.
         variant_band: how close to the decision a claim's margin must be to be asked again.
@@ -166,6 +167,7 @@ class ContextRecall(Metric[RecallResult]):
         if not 0.0 <= variant_band <= 1.0:
             raise ValueError(f"variant_band must be in [0, 1], not {variant_band}")
         self.variants, self.variant_band = variants, variant_band
+        self._free: dict[int, float | None] = {}  # the variants' content-free baselines
         self.claims = claims
         self._strategy = strategy
         self._evidence = evidence
@@ -333,11 +335,11 @@ class ContextRecall(Metric[RecallResult]):
         return self._scored(claims, verdicts, note)
 
     def _refiner(self) -> Refiner | None:
-        """A fresh refiner for one sample (its baselines are the sample's), with token verdicts."""
+        """The refiner of token verdicts (its content-free baselines asked once, kept here)."""
         if self.variants == 0 or self.verdict != "token":
             return None
         chains = [self._chain(f"variant:{k}") for k in range(self.variants)]
-        return Refiner(self._chain("attribute"), chains, self.variant_band)
+        return Refiner(self._chain("attribute"), chains, self.variant_band, self._free)
 
     def _scored(self, claims: list[str], verdicts: list[ClaimVerdict], note: str) -> RecallResult:
         profile = self.calibration

@@ -4,7 +4,7 @@ A small judge's verdict token is often nearly sure either way; where it lies nea
 decision (``|margin| < band``, the margin of ``Decision``), ``K`` further variants are asked
 (``prompts.VERDICT_VARIANTS``: other label words, a flipped question, the claim before the
 passages). Each variant's log-odds are calibrated against its own content-free baseline (the
-same prompt with the claim "N/A", asked once per sample and window: contextual calibration,
+same prompt with passages and claim "N/A", asked once per metric: contextual calibration,
 Zhao et al. 2021) and moved onto the base prompt's scale by the base prompt's baseline, so
 the default decision keeps its meaning:
 
@@ -117,13 +117,14 @@ def variant_chain(judge: BaseChatModel, variant: VerdictVariant) -> Runnable[Any
 
 @dataclass
 class Refiner:
-    """One sample's refinement: ``base`` is the token verdict's chain, ``chains`` the first K
-    variants' (in ``VERDICT_VARIANTS`` order); content-free baselines kept per window."""
+    """``base`` is the token verdict's chain, ``chains`` the first K variants' (in
+    ``VERDICT_VARIANTS`` order); ``free`` keeps each prompt's content-free baseline by its
+    index (0: the base), for as long as its owner (a metric) keeps it."""
 
     base: Runnable[Any, Any]
     chains: Sequence[Runnable[Any, Any]]
     band: float
-    _free: dict[tuple[int, str], float | None] = field(default_factory=dict)
+    free: dict[int, float | None] = field(default_factory=dict)
 
     def refine(
         self,
@@ -142,12 +143,12 @@ class Refiner:
         overlap = max(word_overlap(claim, p.text) for p in window)
         if not self.chains or abs(decision.margin(p0, overlap)) >= self.band:
             return reply, []
-        base_free = yield from self._baseline(0, self.base, passages, usage)
+        base_free = yield from self._baseline(0, self.base, usage)
         if base_free is None:
             return reply, []
         pairs = []
         for k, chain in enumerate(self.chains, start=1):
-            free = yield from self._baseline(k, chain, passages, usage)
+            free = yield from self._baseline(k, chain, usage)
             p = yield from _ask(chain, passages, claim, usage)
             if free is not None and p is not None:
                 pairs.append((p, free))
@@ -156,12 +157,10 @@ class Refiner:
         asked = combine(p0, pairs, base_free)
         return Reply(TokenSupport(p_supported=mean_probability(asked)), reply.raw), asked
 
-    def _baseline(
-        self, k: int, chain: Runnable[Any, Any], passages: str, usage: Usage
-    ) -> Steps[float | None]:
-        if (k, passages) not in self._free:
-            self._free[(k, passages)] = yield from _ask(chain, passages, CONTENT_FREE, usage)
-        return self._free[(k, passages)]
+    def _baseline(self, k: int, chain: Runnable[Any, Any], usage: Usage) -> Steps[float | None]:
+        if k not in self.free:  # two samples at once may both ask: the same answer
+            self.free[k] = yield from _ask(chain, CONTENT_FREE, CONTENT_FREE, usage)
+        return self.free[k]
 
 
 def _ask(chain: Runnable[Any, Any], passages: str, claim: str, usage: Usage) -> Steps[float | None]:
