@@ -257,26 +257,10 @@ class VerdictVariant:
 
 _PER_CLAIM_SYSTEM = PER_CLAIM_PROMPT.messages[0]
 
-# The first two keep the base prompt's start (system and passages), so a local judge's prompt
-# cache serves them; the third puts the claim before the passages and pays for the passages.
+# In the order asked (variants=K asks the first K): the flipped question measured best on LFQA
+# (benchmarks/RESULTS.md, 2026-11-25). The first two keep the base prompt's start (system and
+# passages), so a local judge's prompt cache serves them; the third pays for the passages.
 VERDICT_VARIANTS: tuple[VerdictVariant, ...] = (
-    VerdictVariant(
-        "yes_no",
-        ChatPromptTemplate.from_messages(
-            [
-                _PER_CLAIM_SYSTEM,
-                (
-                    "human",
-                    "Passages:\n{passages}\n\nClaim: {claim}\n\nDo the passages state this "
-                    "claim? Answer yes or no.",
-                ),
-                _RETRY,
-            ]
-        ),
-        "Answer:",
-        "yes",
-        "no",
-    ),
     VerdictVariant(
         "unsupported",
         ChatPromptTemplate.from_messages(
@@ -293,6 +277,23 @@ VERDICT_VARIANTS: tuple[VerdictVariant, ...] = (
         '{"unsupported":',
         "false",
         "true",
+    ),
+    VerdictVariant(
+        "yes_no",
+        ChatPromptTemplate.from_messages(
+            [
+                _PER_CLAIM_SYSTEM,
+                (
+                    "human",
+                    "Passages:\n{passages}\n\nClaim: {claim}\n\nDo the passages state this "
+                    "claim? Answer yes or no.",
+                ),
+                _RETRY,
+            ]
+        ),
+        "Answer:",
+        "yes",
+        "no",
     ),
     VerdictVariant(
         "claim_first",

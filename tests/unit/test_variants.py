@@ -124,6 +124,11 @@ def test_sure_claims_cost_nothing_extra() -> None:
 
 
 async def test_async_refines_the_same() -> None:
-    sync = _recall(_judge(P_BASE), variant_band=0.2).score(SAMPLE)
-    other = await _recall(_judge(P_BASE), variant_band=0.2).ascore(SAMPLE)
+    sync = _recall(_judge(P_BASE), variants=2, variant_band=0.2).score(SAMPLE)
+    other = await _recall(_judge(P_BASE), variants=2, variant_band=0.2).ascore(SAMPLE)
     assert other.verdicts == sync.verdicts and other.usage.calls == sync.usage.calls
+
+
+def test_variants_are_off_by_default() -> None:
+    result = _recall(_judge(P_BASE)).score(SAMPLE)
+    assert result.usage.calls == 2 and all(v.p_variants == [] for v in result.verdicts)

@@ -110,11 +110,11 @@ class ContextRecall(Metric[RecallResult]):
             that still does not stand alone is marked ``unresolved`` on its verdict.
         variants: with token verdicts, a claim whose decision margin lies within
             ``variant_band`` of the threshold is asked again in this many further variants
-            (``prompts.VERDICT_VARIANTS``: other label words, a flipped question, the claim
+            (``prompts.VERDICT_VARIANTS``: a flipped question, other label words, the claim
             first), each calibrated by its content-free baseline (asked once per metric), and
             its P(supported) is
-            their mean in log-odds (``ragrecall._metrics.variants``); 0 turns it off. Claims
-            outside the band cost nothing extra.
+            their mean in log-odds (``ragrecall._metrics.variants``). Default 0 (off: it has not
+            yet shown a reliable gain). Claims outside the band cost nothing extra.
         variant_band: how close to the decision a claim's margin must be to be asked again.
         render_passages: how passages are shown to the judge (default
             ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).

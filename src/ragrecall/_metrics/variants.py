@@ -2,7 +2,7 @@
 
 A small judge's verdict token is often nearly sure either way; where it lies near the
 decision (``|margin| < band``, the margin of ``Decision``), ``K`` further variants are asked
-(``prompts.VERDICT_VARIANTS``: other label words, a flipped question, the claim before the
+(``prompts.VERDICT_VARIANTS``: a flipped question, other label words, the claim before the
 passages). Each variant's log-odds are calibrated against its own content-free baseline (the
 same prompt with passages and claim "N/A", asked once per metric: contextual calibration,
 Zhao et al. 2021) and moved onto the base prompt's scale by the base prompt's baseline, so
@@ -47,9 +47,11 @@ __all__ = [
     "variant_chain",
 ]
 
-# Chosen on 30 LFQA answers (benchmarks/variants.py, RESULTS.md 2026-11-25).
-DEFAULT_VARIANTS = 2
-DEFAULT_BAND = 0.05
+# Off by default: on 102 LFQA sentences (benchmarks/variants.py, RESULTS.md 2026-11-25) the
+# best setting (variants=1, the flipped question, band 0.1) moved AUC +0.012 and Brier -0.012
+# at 1.26 times the calls, but balanced accuracy -0.011: not enough to turn it on unasked.
+DEFAULT_VARIANTS = 0
+DEFAULT_BAND = 0.1
 CONTENT_FREE = "N/A"
 _CLIP = 1e-4
 
