@@ -53,9 +53,9 @@ __all__ = [
     "Passage",
     "PassageRenderer",
     "QuotedSupport",
+    "Referent",
     "Relevance",
     "Relevances",
-    "Rewrites",
     "SubQuestions",
     "Support",
     "TokenSupport",
@@ -99,12 +99,12 @@ class Claims(BaseModel):
     )
 
 
-class Rewrites(BaseModel):
-    """Claims rewritten to stand alone, one per claim listed, in order."""
+class Referent(BaseModel):
+    """What the referring words of a claim stand for."""
 
-    claims: list[str] = Field(
-        description="Each listed claim with every pronoun or reference ('they', 'the company', "
-        "'neither of them') replaced by the name it refers to in the answer; otherwise unchanged."
+    referent: str = Field(
+        description="The exact words of the answer that name what the words refer to; "
+        '"" if the answer does not name it.'
     )
 
 
@@ -176,20 +176,16 @@ DECONTEXT_PROMPT = ChatPromptTemplate.from_messages(
     [
         (
             "system",
-            "You make claims stand alone. Each numbered claim was taken from the answer and may "
-            "use a word that refers to something named elsewhere in the answer (they, them, "
-            "their, it, this, these, the company, the former, neither of them). Rewrite each "
-            "claim replacing only those words by the exact names the answer uses; keep every "
-            "other word. If the answer does not name it, keep the claim unchanged. Do not add "
-            "facts. Give exactly one claim per numbered claim, in order. "
-            'Reply with JSON: {{"claims": ["...", "..."]}}.\n\n'
+            "You resolve references. A sentence taken from an answer uses words (they, it, "
+            "this, the company, the former, them) that refer to something the answer names "
+            "earlier. Give the exact words of the answer that name it, copied from the answer; "
+            'give "" if the answer does not name it. Do not add anything. '
+            'Reply with JSON: {{"referent": "..."}}.\n\n'
             "Example. Answer: Marie and Pierre Curie discovered radium. They shared a Nobel "
-            "Prize in 1903. The company was founded later.\n"
-            "Claims:\n1. They shared a Nobel Prize in 1903.\n2. The company was founded later.\n"
-            'Reply: {{"claims": ["Marie and Pierre Curie shared a Nobel Prize in 1903.", '
-            '"The company was founded later."]}}',
+            'Prize in 1903.\nSentence: They shared a Nobel Prize in 1903.\nWords: "They"\n'
+            'Reply: {{"referent": "Marie and Pierre Curie"}}',
         ),
-        ("human", "Answer: {reference}\n\nClaims:\n{claims}"),
+        ("human", 'Answer: {reference}\nSentence: {claim}\nWords: "{words}"'),
         _RETRY,
     ]
 )

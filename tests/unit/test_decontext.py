@@ -9,7 +9,13 @@ import pytest
 from fakes import ScriptedJudge, keyword_reply
 
 from ragrecall import ClaimCache, ContextRecall
-from ragrecall._metrics.decontext import accept_rewrite, needs_context, split_compound
+from ragrecall._metrics.decontext import (
+    accept_rewrite,
+    needs_context,
+    referring_span,
+    resolved,
+    split_compound,
+)
 
 REFERENCE = (
     "Marie and Pierre Curie discovered polonium and radium in 1898. They named the first "
@@ -90,11 +96,31 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     assert not accept_rewrite(claim, claim, REFERENCE)
 
 
-def _judge(rewrites: list[str] | None, claims: list[str]) -> ScriptedJudge:
+def test_the_referring_words_are_replaced_by_the_referent() -> None:
+    def swap(claim: str, referent: str) -> str:
+        span = referring_span(claim)
+        assert span is not None
+        return resolved(claim, span, referent)
+
+    assert swap("The company later moved.", "Nokia") == "Nokia later moved."
+    assert swap("Neither of them married.", "the Wright brothers") == (
+        "Neither of the Wright brothers married."
+    )
+    assert swap("Their last album was Abbey Road.", "The Beatles") == (
+        "The Beatles' last album was Abbey Road."
+    )
+    assert swap("By 1998 it was the largest.", "Nokia") == "By 1998 Nokia was the largest."
+    assert referring_span("Nokia entered mobile phones.") is None
+
+
+def _judge(referents: dict[str, str] | None, claims: list[str]) -> ScriptedJudge:
+    """Splits into ``claims``; names the referent of the asked words from ``referents``."""
+
     def reply(messages: Any) -> Any:
         system = str(messages[0].content)
-        if system.startswith("You make claims stand alone"):
-            return {"claims": rewrites}
+        if system.startswith("You resolve references"):
+            words = str(messages[1].content).rsplit('Words: "', 1)[1].rstrip('"')
+            return {"referent": (referents or {}).get(words, "")}
         if system.startswith("You split an answer"):
             return {"claims": claims}
         return keyword_reply(messages)
@@ -113,30 +139,32 @@ SPLIT = [
 ]
 
 
+REWRITE = "Marie and Pierre Curie named polonium after Marie's homeland, Poland."
+NAMES = {"They": "Marie and Pierre Curie", "the first": "polonium"}
+
+
 def test_claims_are_decontextualised_after_the_split() -> None:
-    rewrite = "Marie and Pierre Curie named polonium after Marie's homeland, Poland."
-    judge = _judge([rewrite], SPLIT)
+    judge = _judge(NAMES, SPLIT)
     recall = ContextRecall(judge, cache=ClaimCache(), strategy="per_claim")
     claim_set = recall.claim_set(SAMPLE)
-    assert claim_set.claims == [SPLIT[0], rewrite]
-    assert claim_set.usage.calls == 2  # the split, one rewrite call for the flagged claim
+    assert claim_set.claims == [SPLIT[0], REWRITE]
+    assert claim_set.usage.calls == 3  # the split, then one call for each referring span
     asked = str(judge.calls[1][-1].content)
-    assert "1. They named the first" in asked and REFERENCE in asked
+    assert 'Words: "the first"' in asked and REFERENCE in asked
     result = recall.score(SAMPLE)
     assert not any(v.unresolved for v in result.verdicts)
 
 
 def test_an_invented_referent_keeps_the_claim_and_marks_it() -> None:
-    judge = _judge(["The French scientists named polonium after Marie's homeland, Poland."], SPLIT)
+    judge = _judge({"the first": "the French element"}, SPLIT)
     recall = ContextRecall(judge, cache=ClaimCache(), strategy="per_claim")
     result = recall.score(SAMPLE)
     assert result.claims == SPLIT
     assert [v.unresolved for v in result.verdicts] == [False, True]
 
 
-def test_a_reply_of_the_wrong_length_keeps_every_claim() -> None:
-    judge = _judge(["one", "two"], SPLIT)  # two rewrites for one flagged claim, twice
-    claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set(SAMPLE)
+def test_an_empty_referent_keeps_the_claim() -> None:
+    claim_set = ContextRecall(_judge({}, SPLIT), cache=ClaimCache()).claim_set(SAMPLE)
     assert claim_set.claims == SPLIT
 
 
@@ -149,7 +177,7 @@ def test_claims_that_stand_alone_cost_no_call() -> None:
 
 def test_compound_claims_are_split_before_the_rewrite() -> None:
     judge = _judge(
-        ["Nokia later moved into rubber."],
+        {"The company": "Nokia"},
         ["Nokia was founded in 1865; the company later moved into rubber."],
     )
     claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set(SAMPLE)
@@ -157,13 +185,12 @@ def test_compound_claims_are_split_before_the_rewrite() -> None:
 
 
 def test_decontext_prompt_none_turns_it_off() -> None:
-    judge = _judge(None, SPLIT)
+    judge = _judge(NAMES, SPLIT)
     claim_set = ContextRecall(judge, cache=ClaimCache(), decontext_prompt=None).claim_set(SAMPLE)
     assert claim_set.claims == SPLIT and claim_set.usage.calls == 1
 
 
 async def test_async_decontextualises_the_same() -> None:
-    rewrite = "Marie and Pierre Curie named polonium after Marie's homeland, Poland."
-    sync = ContextRecall(_judge([rewrite], SPLIT), cache=ClaimCache()).claim_set(SAMPLE)
-    other = await ContextRecall(_judge([rewrite], SPLIT), cache=ClaimCache()).aclaim_set(SAMPLE)
-    assert other.claims == sync.claims
+    sync = ContextRecall(_judge(NAMES, SPLIT), cache=ClaimCache()).claim_set(SAMPLE)
+    other = await ContextRecall(_judge(NAMES, SPLIT), cache=ClaimCache()).aclaim_set(SAMPLE)
+    assert other.claims == sync.claims == [SPLIT[0], REWRITE]

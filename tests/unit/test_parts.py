@@ -24,7 +24,7 @@ PROMPTS = [
     "PER_CLAIM_PROMPT", "PER_CLAIM_QUOTE_PROMPT", "PRECISION_BATCHED_PROMPT", "PRECISION_PROMPT",
     "PROMPT_VERSION", "SUB_QUESTIONS_PROMPT", "VERDICT_PREFIX", "VERDICT_VARIANTS", "Answerable",
     "BatchVerdict", "BatchVerdicts", "Claims", "NumberedRelevance", "Passage", "PassageRenderer",
-    "QuotedSupport", "Relevance", "Relevances", "Rewrites", "SubQuestions", "Support",
+    "QuotedSupport", "Relevance", "Relevances", "Referent", "SubQuestions", "Support",
     "TokenSupport", "VerdictVariant", "render_passages", "response_format",
 ]
 # fmt: on

@@ -8,10 +8,12 @@ another "they". Three steps, in order:
 2. ``needs_context``: a rule finds the claims that do not stand alone (a plural or leading
    pronoun, a demonstrative, a definite description such as "the company", a quantified
    reference such as "neither of them"); a claim that stands alone costs nothing.
-3. ``decontextualise``: one judge call per reference rewrites the flagged claims with the
-   reference as context. A rewrite is kept only if every word it inserts is a referent that
-   appears verbatim in the reference and every word it drops is a reference word
-   (``accept_rewrite``); otherwise the original stays, and ``needs_context`` keeps marking it.
+3. ``decontextualise``: for each flagged claim, one short judge call names what its referring
+   words ("they", "the company") stand for, with the reference as context; the library puts
+   the name in their place. The rewrite is kept only if the name appears verbatim in the
+   reference and nothing else changed (``accept_rewrite``); otherwise the original stays, and
+   ``needs_context`` keeps marking it. (A small judge asked to rewrite whole claims mostly
+   copies them back unchanged: naming the referent is the smaller task.)
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ from .._errors import JudgeError
 from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
 from .._schemas import Usage
-from ..prompts import DECONTEXT_PROMPT, Rewrites
+from ..prompts import DECONTEXT_PROMPT, Referent
 
 __all__ = [
     "accept_rewrite",
     "decontext_chain",
     "decontextualise",
     "needs_context",
+    "referring_span",
+    "resolved",
     "split_compound",
 ]
 
@@ -69,6 +73,26 @@ _JOINERS = re.compile(r"\s*(?:\band\b|\bnor\b|\bor\b|\bof\b|\bthe\b|\ba\b|\ban\b
 _TOKEN = re.compile(r"\w+(?:[-']\w+)*|'s|[^\w\s]")
 
 # "X; Y" and "X, and they Y": a new clause with its own subject after the break.
+# The words a referent replaces, most specific first (group 1: the span).
+_SPANS = [
+    re.compile(
+        r"\b(?:neither|both|each|either|all|none|one|some|most)\s+of\s+(them|these|those)\b", re.I
+    ),
+    re.compile(
+        r"\b((?:the|this|these|those|that)\s+(?:former|latter|other|others|two|three|four|"
+        r"first|second|third|last|larger|smaller|older|newer|pair))\b",
+        re.I,
+    ),
+    re.compile(r"\b((?:this|these|those)\s+[a-z][a-z-]*)\b", re.I),
+    re.compile(r"^\W*((?:all|both)\s+(?:two|three|four|five))\b", re.I),
+    re.compile(r"^\W*([Tt]he\s+[a-z][a-z-]*)\b(?!\s+(?:of|in|at|for|from)\b)"),
+    re.compile(r"\b(they|them|their|theirs|themselves)\b", re.I),
+    re.compile(
+        r"^\W*(it|its|he|she|his|her|this|these|those|that|both|neither|each|all|either)\b", re.I
+    ),
+    re.compile(r"\b(it|its|he|she|his|her|him)\b", re.I),
+]
+_POSSESSIVE = frozenset({"its", "their", "theirs", "his", "her"})
 _SEMICOLON = re.compile(r";\s+")
 _CLAUSE = re.compile(
     r",\s+(?:and|but)\s+(?=(?:it|they|he|she|this|these|those|its|their)\s+\w)", re.IGNORECASE
@@ -85,6 +109,29 @@ def needs_context(claim: str) -> bool:
     if any(p.search(claim) for p in _PATTERNS):
         return True
     return bool(_SINGULAR.search(claim)) and not _NAME.search(claim.strip())
+
+
+def referring_span(claim: str) -> tuple[int, int] | None:
+    """Where in ``claim`` the first word (or description) that refers outside it stands."""
+    if not needs_context(claim):
+        return None
+    for pattern in _SPANS:
+        found = pattern.search(claim)
+        if found:
+            return found.start(1), found.end(1)
+    return None
+
+
+def resolved(claim: str, span: tuple[int, int], referent: str) -> str:
+    """``claim`` with ``span`` replaced by ``referent`` (a possessive keeps its "'s")."""
+    start, end = span
+    words = claim[start:end]
+    text = referent.strip().rstrip(".")
+    if words.lower() in _POSSESSIVE:
+        text += "'" if text.endswith("s") and words.lower() == "their" else "'s"
+    if start == 0 or not claim[:start].strip(" \"'("):
+        text = text[:1].upper() + text[1:]
+    return claim[:start] + text + claim[end:]
 
 
 def split_compound(claim: str) -> list[str]:
@@ -142,7 +189,7 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     haystack = _norm(" ".join(_tokens(reference)))
     for span in inserted:
         for part in _JOINERS.split(span.replace(" 's", "").replace(" '", "")):
-            part = part.strip()
+            part = re.sub(r"'s?$", "", part.strip())
             if part and not _is_punct(part) and f" {_norm(part)} " not in f" {haystack} ":
                 return False
     return True
@@ -162,35 +209,37 @@ def _described(word: str, original: str) -> bool:
 def decontext_chain(
     judge: BaseChatModel, prompt: ChatPromptTemplate = DECONTEXT_PROMPT
 ) -> Runnable[dict[str, Any], dict[str, Any]]:
-    """LCEL: ``{"reference", "claims"}`` (numbered) -> ``{"raw", "parsed": Rewrites, ...}``."""
-    return prompt | structured(judge, Rewrites)
+    """LCEL: ``{"reference", "claim", "words"}`` -> ``{"raw", "parsed": Referent, ...}``."""
+    return prompt | structured(judge, Referent)
+
+
+# A claim may hold two references ("They named the first ..."): each is asked for in turn.
+_MAX_SPANS = 2
 
 
 def decontextualise(
     claims: Sequence[str], reference: str, chain: Runnable[Any, Any], usage: Usage
 ) -> Steps[list[str]]:
-    """``claims`` split where compound, and those that do not stand alone rewritten by one
-    judge call with ``reference`` as context; a rewrite is kept only if ``accept_rewrite``.
-    A reply that does not give one rewrite per claim keeps every original."""
-    split = [part for claim in claims for part in split_compound(claim)]
-    flagged = [i for i, claim in enumerate(split) if needs_context(claim)]
-    if not flagged:
-        return split
-    listed = "\n".join(f"{n}. {split[i]}" for n, i in enumerate(flagged, start=1))
-
-    def check(parsed: Any) -> None:
-        if len(parsed.claims) != len(flagged):
-            raise JudgeError(f"expected {len(flagged)} rewritten claims, got {len(parsed.claims)}")
-
-    try:
-        reply = yield from ask(
-            Call(chain, {"reference": reference, "claims": listed}), usage, check
-        )
-    except JudgeError:  # the claims stay as they were, and stay marked
-        return split
-    assert isinstance(reply.parsed, Rewrites)
-    out = list(split)
-    for i, rewrite in zip(flagged, reply.parsed.claims, strict=True):
-        if isinstance(rewrite, str) and accept_rewrite(split[i], rewrite.strip(), reference):
-            out[i] = rewrite.strip()
+    """``claims`` split where compound, then each that does not stand alone resolved: the
+    judge names what its referring words stand for (one short call each, the reference as
+    context), the words are replaced, and the result is kept only if ``accept_rewrite`` (the
+    referent verbatim in ``reference``, nothing else changed). Otherwise the claim stays."""
+    out = [part for claim in claims for part in split_compound(claim)]
+    for i, claim in enumerate(out):
+        for _ in range(_MAX_SPANS):
+            span = referring_span(claim)
+            if span is None:
+                break
+            words = claim[span[0] : span[1]]
+            call = Call(chain, {"reference": reference, "claim": claim, "words": words})
+            try:
+                reply = yield from ask(call, usage)
+            except JudgeError:
+                break
+            assert isinstance(reply.parsed, Referent)
+            rewrite = resolved(claim, span, reply.parsed.referent)
+            if not reply.parsed.referent.strip() or not accept_rewrite(claim, rewrite, reference):
+                break
+            claim = rewrite
+        out[i] = claim
     return out
