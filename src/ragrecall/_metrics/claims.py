@@ -156,7 +156,7 @@ def decompose(
     is split by sentence (``sentences`` mode) or by the judge (``atomic``: one call for all
     the prose of a reference, on a claim-store miss). With ``decontext``, the judge's claims
     are then made to stand alone (``decontext.decontextualise``: compound claims split, and
-    one more call when some claim refers outside itself). ``chain``, ``decontext`` and
+    a short call for each word of a claim that refers outside it). ``chain``, ``decontext`` and
     ``judge_id`` are asked for only then, so a judge is never built for claims that need none."""
     units = split_structure(reference)
     prose = "\n\n".join(u.text for u in units if not u.structured)

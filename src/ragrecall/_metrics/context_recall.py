@@ -102,12 +102,12 @@ class ContextRecall(Metric[RecallResult]):
         cache: claim store (default: ``default_claim_cache()``, on disk in the user cache);
             ``cache_path`` makes one in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
-        decontext_prompt: with ``claims="atomic"``, the judge's claims that do not stand
-            alone (a rule finds "they", "the company", "neither of them", ...) are rewritten
-            with the reference by this prompt, in one more call per reference; a rewrite is
-            kept only if each referent it inserts appears verbatim in the reference. Claims
-            joining two facts ("X; Y") are split by rule first. None turns both off. A claim
-            that still does not stand alone is marked ``unresolved`` on its verdict.
+        decontext_prompt: with ``claims="atomic"``, in the judge's claims that do not stand
+            alone (a rule finds "they", "the company", "neither of them", ...) the judge names
+            what those words stand for by this prompt, one short call each, and the name
+            replaces them, kept only if it appears verbatim in the reference. Claims joining
+            two facts ("X; Y") are split by rule first. None turns both off. A claim that
+            still does not stand alone is marked ``unresolved`` on its verdict.
         variants: with token verdicts, a claim whose decision margin lies within
             ``variant_band`` of the threshold is asked again in this many further variants
             (``prompts.VERDICT_VARIANTS``: a flipped question, other label words, the claim
