@@ -46,11 +46,21 @@ __all__ = [
 # Words that point outside the claim wherever they stand.
 _PLURAL = r"they|them|their|theirs|themselves"
 # Words that point outside the claim at its start (a claim's own subject, unnamed).
-_LEADING = r"it|its|he|she|his|her|this|these|those|that|both|neither|each|all|either"
+_LEADING = (
+    r"it|its|he|she|his|her|this|these|those|that|(?:both|neither|each|all|either)(?!\s+of\b)"
+)
+# "the first" alone ("They named the first after ..."), not "the first computer program"
+_ALONE = (
+    r"(?=\s*(?:[,.;:]|$)|\s+(?:after|before|in|on|at|by|for|with|to|from|and|but|or|was|were|is"
+    r"|are|has|have|had|can|could|will|would|of|[a-z]+s|[a-z]+ed)\b)"
+)
+_ORDINAL = (
+    r"(?:former|latter|other|others|two|three|four|first|second|third|last|larger|smaller"
+    r"|older|newer|pair)"
+)
 _QUANTIFIED = (
     r"(?:neither|both|each|either|all|none|one|some|most)\s+of\s+(?:them|these|those|the\s+two)"
-    r"|the\s+(?:former|latter|other|others|two|three|four|first|second|third|last|larger"
-    r"|smaller|older|newer|pair)\b"
+    rf"|the\s+{_ORDINAL}\b{_ALONE}"
     r"|all\s+(?:two|three|four|five)\b"
 )
 _DEMONSTRATIVE = r"(?:this|these|those)\s+[a-z]"
