@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 # Off by default: on 102 LFQA sentences (benchmarks/variants.py, RESULTS.md 2026-11-25) the
-# best setting (variants=1, the flipped question, band 0.1) moved AUC +0.012 and Brier -0.012
-# at 1.26 times the calls, but balanced accuracy -0.011: not enough to turn it on unasked.
+# best setting (variants=1, the flipped question, band 0.1) moved AUC +0.012 and Brier -0.007
+# at 1.26 times the calls, but balanced accuracy -0.022: not enough to turn it on unasked.
 DEFAULT_VARIANTS = 0
 DEFAULT_BAND = 0.1
 CONTENT_FREE = "N/A"
