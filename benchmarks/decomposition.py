@@ -4,6 +4,14 @@
         [--formats prose steps bullets table code pronouns] [--limit N]
         [--judge local | --base-url URL] [--refs benchmarks/decomposition_refs.jsonl]
         [--out benchmarks/out/decomposition.jsonl] [--summary benchmarks/out/decomposition.json]
+        [--decontext-both]
+
+``--refs`` takes several files (``decontext_refs.jsonl``: 33 references written for issue 28,
+plural pronouns, definite descriptions, demonstratives, quantified references and compound
+clauses, format ``pronouns``). ``--decontext-both`` (atomic) measures the claims without and
+with decontextualisation (``ContextRecall(decontext_prompt=None)`` and the default) in one
+run: both metrics share one memoised decomposition call per reference, so the judge splits
+each reference once; the second table's seconds add the decontext call to the split's.
 
 Each reference of ``decomposition_refs.jsonl`` (prose, numbered steps, bullets, tables, code and
 pronoun-heavy prose, each with its gold claims) is split by ``ContextRecall(judge,
@@ -159,9 +167,11 @@ def headings(reference: str) -> set[str]:
 # Running -------------------------------------------------------------------------------------
 
 
-def load_refs(path: Path, formats: Sequence[str], limit: int | None) -> list[dict[str, Any]]:
+def load_refs(
+    paths: Sequence[Path], formats: Sequence[str], limit: int | None
+) -> list[dict[str, Any]]:
     """References of the chosen formats, in file order, at most ``limit`` per format."""
-    rows = [json.loads(line) for line in path.open() if line.strip()]
+    rows = [json.loads(line) for path in paths for line in path.open() if line.strip()]
     taken: dict[str, int] = {}
     chosen = []
     for row in rows:
@@ -179,6 +189,28 @@ def make_metric(args: argparse.Namespace) -> Any:
 
     judge = None if args.mode == "sentences" else make_judge(args)
     return ContextRecall(judge, claims=args.mode, cache=ClaimCache())
+
+
+def make_pair(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Without and with decontextualisation, sharing one memoised decomposition call."""
+    from langchain_core.runnables import RunnableLambda
+
+    from ragrecall import ClaimCache, ContextRecall
+
+    judge = make_judge(args)
+    before = ContextRecall(judge, claims="atomic", cache=ClaimCache(), decontext_prompt=None)
+    after = ContextRecall(judge, claims="atomic", cache=ClaimCache())
+    real = before._chain("decompose")
+    memo: dict[str, Any] = {}
+
+    def once(x: dict[str, Any]) -> Any:
+        key = json.dumps([x["question"], x["reference"], len(x.get("retry") or [])])
+        if key not in memo:
+            memo[key] = real.invoke(x)
+        return memo[key]
+
+    before._chains["decompose"] = after._chains["decompose"] = RunnableLambda(once)
+    return before, after
 
 
 def decompose(metric: Any, row: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -338,7 +370,12 @@ def main() -> int:
     )
     parser.add_argument("--formats", nargs="+", default=list(FORMATS), choices=FORMATS)
     parser.add_argument("--limit", type=int, help="at most N references per format")
-    parser.add_argument("--refs", type=Path, default=REFS, help="the gold file")
+    parser.add_argument("--refs", type=Path, nargs="+", default=[REFS], help="the gold files")
+    parser.add_argument(
+        "--decontext-both",
+        action="store_true",
+        help="atomic: the claims without and with decontextualisation, from one split",
+    )
     parser.add_argument("--out", type=Path, help="per-reference JSONL")
     parser.add_argument("--summary", type=Path, help="JSON summary")
     add_judge_args(parser)
@@ -352,24 +389,58 @@ def main() -> int:
         f"commit {commit()}  date {date}  load average {load_start[0]:.2f} {load_start[1]:.2f} "
         f"{load_start[2]:.2f}"
     )
-    if not args.refs.is_file():
-        print(f"skipped: the gold file {args.refs} is absent")
+    absent = [str(p) for p in args.refs if not p.is_file()]
+    if absent:
+        print(f"skipped: the gold file {', '.join(absent)} is absent")
         return 0
     rows = load_refs(args.refs, args.formats, args.limit)
     if not rows:
         print("skipped: no reference of the chosen formats in the gold file")
         return 0
 
-    metric = None if args.mode == "gold" else make_metric(args)
-    items = []
+    both = args.decontext_both and args.mode == "atomic"
+    metric, after = make_pair(args) if both else (None, None)
+    if metric is None and args.mode != "gold":
+        metric = make_metric(args)
+    items, items_after = [], []
+    # each reference as it finishes, so that a stopped run keeps what it measured
+    partial = args.out.with_suffix(".partial.jsonl").open("w") if args.out else None
     for n, row in enumerate(rows, 1):
         items.append(evaluate_row(row, decompose(metric, row, args.mode)))
+        if after is not None:
+            found = decompose(after, row, args.mode)
+            found["seconds"] += items[-1]["seconds"]
+            items_after.append(evaluate_row(row, found))
         if args.mode == "atomic":
             print(
                 f"  {n}/{len(rows)} {row['id']}: {len(items[-1]['produced'])} claims, "
-                f"{items[-1]['seconds']:.1f} s",
+                f"{items[-1]['seconds']:.1f} s"
+                + (f"; decontextualised {len(items_after[-1]['produced'])}" if both else ""),
                 flush=True,
             )
+        if partial is not None:
+            partial.write(json.dumps([items[-1], *items_after[-1:]], ensure_ascii=False) + "\n")
+            partial.flush()
+    if both:
+        summarise(args, items, "without decontextualisation", args.out, args.summary)
+        out = args.out and args.out.with_suffix(".decontext.jsonl")
+        summary = args.summary and args.summary.with_suffix(".decontext.json")
+        summarise(args, items_after, "with decontextualisation", out, summary)
+        return 0
+    summarise(args, items, "", args.out, args.summary)
+    return 0
+
+
+def summarise(
+    args: argparse.Namespace,
+    items: list[dict[str, Any]],
+    title: str,
+    out: Path | None,
+    summary_path: Path | None,
+) -> None:
+    command = shlex.join(["python", *sys.argv])
+    date = time.strftime("%Y-%m-%d %H:%M")
+    load_start = os.getloadavg()
     # The embedded judge's machinery is imported only when the judge is resolved.
     judge_loaded = "ragrecall._local" in sys.modules
 
@@ -391,7 +462,10 @@ def main() -> int:
     worst = sorted(items, key=lambda i: (i["f1"], i["id"]))[:5]
     summary["worst"] = [i["id"] for i in worst]
 
-    print(f"\nmode {args.mode}: {len(items)} references, match when content-word F1 >= {MATCH_F1}")
+    print(
+        f"\nmode {args.mode}{' ' + title if title else ''}: {len(items)} references, match "
+        f"when content-word F1 >= {MATCH_F1}"
+    )
     if args.mode == "sentences":
         calls = sum((i["usage"] or {}).get("calls", 0) for i in items)
         state = (
@@ -404,9 +478,8 @@ def main() -> int:
     print_worst(worst)
     load_end = summary["load_avg_end"]
     print(f"\nload average at the end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
-    write_jsonl(args.out, items)
-    write_json(args.summary, summary)
-    return 0
+    write_jsonl(out, items)
+    write_json(summary_path, summary)
 
 
 if __name__ == "__main__":

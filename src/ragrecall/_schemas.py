@@ -284,6 +284,18 @@ class ClaimVerdict(BaseModel):
         description="The decision was close: P(supported) mixed with the word check lies within "
         "0.1 of the support threshold. A person should check this verdict.",
     )
+    p_variants: list[float] = Field(
+        default_factory=list,
+        description="For a verdict near the decision, asked again in variants: P(supported) "
+        "of the base prompt, then of each variant on its scale (content-free baselines "
+        "subtracted in log-odds); p_supported is their mean in log-odds. Empty otherwise.",
+    )
+    unresolved: bool = Field(
+        False,
+        description="The claim may not stand alone: it holds a word that refers outside it "
+        "('they', 'the company', 'neither of them') that the reference did not resolve, so the "
+        "judge may have read it about something else.",
+    )
 
     def p_counted(self) -> float:
         """The probability that the claim is supported, as the result states it: the

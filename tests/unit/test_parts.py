@@ -20,11 +20,12 @@ from ragrecall._metrics.windows import pack
 
 # fmt: off
 PROMPTS = [
-    "ANSWERABLE_PROMPT", "BATCHED_PROMPT", "DECOMPOSE_PROMPT", "PER_CLAIM_PROMPT",
-    "PER_CLAIM_QUOTE_PROMPT", "PRECISION_BATCHED_PROMPT", "PRECISION_PROMPT", "PROMPT_VERSION",
-    "SUB_QUESTIONS_PROMPT", "VERDICT_PREFIX", "Answerable", "BatchVerdict", "BatchVerdicts",
-    "Claims", "NumberedRelevance", "Passage", "PassageRenderer", "QuotedSupport", "Relevance",
-    "Relevances", "SubQuestions", "Support", "TokenSupport", "render_passages", "response_format",
+    "ANSWERABLE_PROMPT", "BATCHED_PROMPT", "DECOMPOSE_PROMPT", "DECONTEXT_PROMPT",
+    "PER_CLAIM_PROMPT", "PER_CLAIM_QUOTE_PROMPT", "PRECISION_BATCHED_PROMPT", "PRECISION_PROMPT",
+    "PROMPT_VERSION", "SUB_QUESTIONS_PROMPT", "VERDICT_PREFIX", "VERDICT_VARIANTS", "Answerable",
+    "BatchVerdict", "BatchVerdicts", "Claims", "NumberedRelevance", "Passage", "PassageRenderer",
+    "QuotedSupport", "Relevance", "Relevances", "Referent", "SubQuestions", "Support",
+    "TokenSupport", "VerdictVariant", "render_passages", "response_format",
 ]
 # fmt: on
 # fmt: off

@@ -43,6 +43,7 @@ from ..prompts import (
 from .decision import UNCERTAIN_MARGIN, Decision
 from .evidence import best_sentence, passages_quoting, quote_states, word_overlap
 from .grounding import evidence_refusal
+from .variants import Refiner
 from .windows import Window
 
 __all__ = [
@@ -105,10 +106,12 @@ def attribute(
     decision: Decision,
     usage: Usage,
     render: PassageRenderer = render_passages,
+    refiner: Refiner | None = None,
 ) -> Steps[list[ClaimVerdict]]:
     """One verdict per claim, in order. ``fallback_chain`` is the per-claim JSON chain used
     when a batched reply cannot be matched to the claims, or a verdict token cannot be read.
-    Where the judge gives logprobs, ``decision`` decides each claim."""
+    Where the judge gives logprobs, ``decision`` decides each claim; a token verdict near it
+    is asked again in variants by ``refiner`` (``variants.Refiner``)."""
     verdicts: dict[int, ClaimVerdict] = {}
     for window in windows:
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
@@ -136,7 +139,13 @@ def attribute(
                         if fallback_chain is None:
                             raise
                         reply = yield from ask(Call(fallback_chain, call), usage)
+                asked: list[float] = []
+                if refiner is not None and isinstance(reply.parsed, TokenSupport):
+                    refine = refiner.refine(claims[i], passages, reply, window, decision, usage)
+                    reply, asked = yield from refine
                 found[i] = _verdict(claims[i], reply, window, evidence, decision)
+                if asked:
+                    found[i] = found[i].model_copy(update={"p_variants": asked})
         for i, verdict in found.items():
             if i not in verdicts or verdict.attributed:
                 verdicts[i] = verdict

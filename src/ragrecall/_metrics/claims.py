@@ -19,6 +19,7 @@ from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
 from .._schemas import ClaimSet, Usage
 from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
+from .decontext import decontextualise
 from .evidence import split_sentences
 from .structure import split_structure
 
@@ -148,12 +149,15 @@ def decompose(
     judge_id: Callable[[], str],
     cache: ClaimCache,
     usage: Usage,
+    decontext: Callable[[], Runnable[Any, Any]] | None = None,
 ) -> Steps[ClaimSet]:
     """Claims of ``reference``. Its structure is split first, without a judge: headings are
     dropped and each list item (its lead-in folded in) or fenced command is one claim. Prose
     is split by sentence (``sentences`` mode) or by the judge (``atomic``: one call for all
-    the prose of a reference, on a claim-store miss). ``chain`` and ``judge_id`` are asked
-    for only then, so a judge is never built for claims that need none."""
+    the prose of a reference, on a claim-store miss). With ``decontext``, the judge's claims
+    are then made to stand alone (``decontext.decontextualise``: compound claims split, and
+    a short call for each word of a claim that refers outside it). ``chain``, ``decontext`` and
+    ``judge_id`` are asked for only then, so a judge is never built for claims that need none."""
     units = split_structure(reference)
     prose = "\n\n".join(u.text for u in units if not u.structured)
     first_prose = next((i for i, u in enumerate(units) if not u.structured), len(units))
@@ -168,6 +172,8 @@ def decompose(
     reply = yield from ask(call, usage)
     assert isinstance(reply.parsed, Claims)
     judged = clean_claims(reply.parsed.claims)
+    if judged and decontext is not None:
+        judged = clean_claims((yield from decontextualise(judged, prose, decontext(), usage)))
     if not judged:
         claims = clean_claims([*given, *split_sentences(prose)])
         note = "the judge returned no claims; used the reference's sentences"

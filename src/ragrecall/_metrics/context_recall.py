@@ -22,13 +22,22 @@ from .._intervals import correlated_method
 from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
-from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, PassageRenderer, render_passages
+from ..prompts import (
+    DECOMPOSE_PROMPT,
+    DECONTEXT_PROMPT,
+    PROMPT_VERSION,
+    VERDICT_VARIANTS,
+    PassageRenderer,
+    render_passages,
+)
 from ..stats import CLAIM_CORRELATION, share_interval
 from .attribution import Evidence, Strategy, Verdict, attribute, attribution_chain
 from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from .decision import CalibrationProfile, Decision
+from .decontext import decontext_chain, needs_context
 from .injection import instructs_judge
+from .variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
 from .windows import pack
 
 __all__ = ["ContextRecall", "default_claim_cache"]
@@ -95,6 +104,20 @@ class ContextRecall(Metric[RecallResult]):
         cache: claim store (default: ``default_claim_cache()``, on disk in the user cache);
             ``cache_path`` makes one in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
+        decontext_prompt: with ``claims="atomic"``, in the judge's claims that do not stand
+            alone (a rule finds "they", "the company", "neither of them", ...) the judge names
+            what those words stand for by this prompt, one short call each, and the name
+            replaces them, kept only if it appears verbatim in the reference. Claims joining
+            two facts ("X; Y") are split by rule first. None turns both off. A claim that
+            still does not stand alone is marked ``unresolved`` on its verdict.
+        variants: with token verdicts, a claim whose decision margin lies within
+            ``variant_band`` of the threshold is asked again in this many further variants
+            (``prompts.VERDICT_VARIANTS``: a flipped question, other label words, the claim
+            first), each calibrated by its content-free baseline (asked once per metric), and
+            its P(supported) is
+            their mean in log-odds (``ragrecall._metrics.variants``). Default 0 (off: it has not
+            yet shown a reliable gain). Claims outside the band cost nothing extra.
+        variant_band: how close to the decision a claim's margin must be to be asked again.
         render_passages: how passages are shown to the judge (default
             ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
     """
@@ -120,11 +143,14 @@ class ContextRecall(Metric[RecallResult]):
         cache_path: str | Path | None = None,
         window_tokens: int | None = None,
         decompose_prompt: ChatPromptTemplate = DECOMPOSE_PROMPT,
+        decontext_prompt: ChatPromptTemplate | None = DECONTEXT_PROMPT,
         attribution_prompt: ChatPromptTemplate | None = None,
         render_passages: PassageRenderer = render_passages,
         max_retries: int = 3,
         timeout: float | None = DEFAULT_TIMEOUT,
         threshold: float | None = None,
+        variants: int = DEFAULT_VARIANTS,
+        variant_band: float = DEFAULT_BAND,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         support_threshold = renamed(
@@ -138,6 +164,12 @@ class ContextRecall(Metric[RecallResult]):
             raise ValueError(f"support_threshold must be in [0, 1], not {support_threshold}")
         if not 0.0 <= lexical_weight <= 1.0:
             raise ValueError(f"lexical_weight must be in [0, 1], not {lexical_weight}")
+        if not 0 <= variants <= len(VERDICT_VARIANTS):
+            raise ValueError(f"variants must be 0 to {len(VERDICT_VARIANTS)}, not {variants}")
+        if not 0.0 <= variant_band <= 1.0:
+            raise ValueError(f"variant_band must be in [0, 1], not {variant_band}")
+        self.variants, self.variant_band = variants, variant_band
+        self._free: dict[int, float | None] = {}  # the variants' content-free baselines
         self.claims = claims
         self._strategy = strategy
         self._evidence = evidence
@@ -156,6 +188,7 @@ class ContextRecall(Metric[RecallResult]):
         self.cache = cache
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
+        self.decontext_prompt = decontext_prompt
         self.attribution_prompt = attribution_prompt
         self.render_passages = render_passages
         self._chains: dict[str, Runnable[Any, Any]] = {}
@@ -211,6 +244,8 @@ class ContextRecall(Metric[RecallResult]):
         if kind not in self._chains:
             if kind == "decompose":
                 chain = decomposition_chain(self.judge, self.decompose_prompt)
+            elif kind.startswith("variant:"):
+                chain = variant_chain(self.judge, VERDICT_VARIANTS[int(kind[8:])])
             elif kind == "fallback":  # per-claim JSON (a batched prompt does not fit it)
                 prompt = self.attribution_prompt if self.strategy == "per_claim" else None
                 chain = attribution_chain(self.judge, "per_claim", self.evidence, prompt)
@@ -224,6 +259,12 @@ class ContextRecall(Metric[RecallResult]):
                 )
             self._chains[kind] = chain
         return self._chains[kind]
+
+    def _decontext_chain(self) -> Runnable[Any, Any]:
+        if "decontext" not in self._chains:
+            assert self.decontext_prompt is not None
+            self._chains["decontext"] = decontext_chain(self.judge, self.decontext_prompt)
+        return self._chains["decontext"]
 
     def claim_set(self, sample: Sample | Mapping[str, Any]) -> ClaimSet:
         """The claims ``sample`` is scored against: its ``reference_claims``, the claim
@@ -251,6 +292,7 @@ class ContextRecall(Metric[RecallResult]):
                 sample.user_input,
                 mode=self.claims,
                 chain=lambda: self._chain("decompose"),
+                decontext=None if self.decontext_prompt is None else self._decontext_chain,
                 judge_id=self.judge_id,
                 cache=self.cache,
                 usage=usage,
@@ -290,13 +332,25 @@ class ContextRecall(Metric[RecallResult]):
             decision=self.decision,
             usage=usage,
             render=self.render_passages,
+            refiner=self._refiner(),
         )
         return self._scored(claims, verdicts, note)
+
+    def _refiner(self) -> Refiner | None:
+        """The refiner of token verdicts (its content-free baselines asked once, kept here)."""
+        if self.variants == 0 or self.verdict != "token":
+            return None
+        chains = [self._chain(f"variant:{k}") for k in range(self.variants)]
+        return Refiner(self._chain("attribute"), chains, self.variant_band, self._free)
 
     def _scored(self, claims: list[str], verdicts: list[ClaimVerdict], note: str) -> RecallResult:
         profile = self.calibration
         if profile is not None:
             verdicts = [_scaled(v, profile) for v in verdicts]
+        verdicts = [  # a claim that may not stand alone is marked, whatever its verdict
+            v.model_copy(update={"unresolved": True}) if needs_context(v.claim) else v
+            for v in verdicts
+        ]
         supported = sum(v.attributed for v in verdicts)
         interval = _interval(verdicts)
         return RecallResult(
