@@ -125,6 +125,9 @@ def test_calibrate_shifts_the_prior_to_the_data() -> None:
     assert "prior shift" in shifted.note and shifted.id != plain.id
     few = calibrate(labels(10, 6), prior_shift_to=data)
     assert "no prior shift" in few.note and few.data_prior is None
+    raw = calibrate(labels(30, 8), resamples=100, prior_shift_to=data)  # too few to scale P
+    assert (raw.scale_a, raw.data_prior) == (1.0, None)
+    assert "no prior shift: it needs calibrated P" in raw.note
 
 
 def test_the_cli_prints_the_numbers_and_shifts_from_a_results_file(

@@ -69,8 +69,9 @@ def calibrate(
     ``prior_shift_to``: the judge's raw P(supported) on the claims of the data the profile will
     be applied to, when their share of supported claims may differ from the labels' (say, the
     labels came from another retriever): EM estimates that share and the Platt intercept moves
-    by logit(data share) - logit(labels share) (the raw P's logit when the scaling was not
-    kept). Only from 20 labels with both kinds; otherwise the note says it was not applied.
+    by logit(data share) - logit(labels share). Only from 20 labels with both kinds and when
+    the Platt scaling was kept (EM needs calibrated P: on a judge's raw P it goes astray);
+    otherwise the note says it was not applied.
 
     Raises CalibrationError when the labels mix judges or prompt versions, or none is usable.
     """
@@ -99,7 +100,7 @@ def calibrate(
     agreement_before = agreement([bool(x.attributed) for x in said], said_truth)
     a, b = 1.0, 0.0
     after_p: list[float] | None = None
-    moved, note = False, ""
+    moved, scaled, note = False, False, ""
     decision = DEFAULT_DECISION
     fitted = len(fit) >= MIN_LABELS and len(set(fit_truth)) == 2
     if not fitted:
@@ -134,6 +135,8 @@ def calibrate(
                 f"; no prior shift: it needs {MIN_LABELS} labels of both kinds and the "
                 "data's P(supported)"
             )
+        elif not scaled:  # EM trusts P; on a judge's raw, miscalibrated P it goes astray
+            note += "; no prior shift: it needs calibrated P, and P stays raw here"
         else:
             shift = prior_shift([sigmoid(a * logit(p) + b) for p in prior_shift_to], labels_prior)
             b += shift.logit_shift
