@@ -229,8 +229,9 @@ def generate(
             source chunks.
         duplicate_threshold: a question sharing this share of its words (Jaccard) with a kept
             one is a duplicate.
-        max_calls, max_tokens: the judge budget; once an attempt would not fit, the run stops
+        max_calls: the judge budget in calls; once an attempt would not fit, the run stops
             (``stopped == "budget"``), keeping what it made.
+        max_tokens: the judge budget in tokens, likewise.
         max_attempts: attempts this run may make (default ``4 * n + 10``).
         recall: the ``ContextRecall`` that checks the references (default: one on ``judge``).
         prompts: generation prompts by kind, replacing ``ragrecall._generate.prompts.PROMPTS``.
