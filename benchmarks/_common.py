@@ -195,3 +195,28 @@ def commit() -> str:
 
 def fmt(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def scored_answers(results: Path, gold: Path) -> list[tuple[str, dict[str, Any], list[bool]]]:
+    """The scored answers of a ``judge_scores.py`` folder, each with its context_recall result
+    and the majority label of each claim: ``(sample_id, result, labels)``. A line the run may
+    be writing now, an unscored answer and one whose claims do not match its labels are left
+    out."""
+    truth = {}
+    for line in gold.read_text().splitlines():
+        row = json.loads(line)
+        truth[row["sample_id"]] = row["gold"]
+    out = []
+    for line in results.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        sid = row["sample"]["sample_id"]
+        result = row["results"].get("context_recall") or {}
+        labels = truth.get(sid)
+        if result.get("status") != "scored" or labels is None:
+            continue
+        if len(labels) == len(result.get("verdicts") or []):
+            out.append((sid, result, labels))
+    return out

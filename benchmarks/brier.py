@@ -26,6 +26,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from _common import scored_answers
+
 from ragrecall import calibrate
 from ragrecall._calibration.fit import _platt
 from ragrecall._metrics.decision import logit, sigmoid
@@ -34,21 +36,9 @@ from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss
 
 
 def claims(results: Path, gold: Path) -> list[dict[str, Any]]:
-    truth = {}
-    for line in gold.read_text().splitlines():
-        row = json.loads(line)
-        truth[row["sample_id"]] = row["gold"]
     out = []
-    for line in results.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:  # the run may be writing this line now
-            continue
-        sid = row["sample"]["sample_id"]
-        result = row["results"].get("context_recall") or {}
-        verdicts, labels = result.get("verdicts") or [], truth.get(sid)
-        if result.get("status") != "scored" or labels is None or len(labels) != len(verdicts):
-            continue
+    for sid, result, labels in scored_answers(results, gold):
+        verdicts = result["verdicts"]
         for n, (v, y) in enumerate(zip(verdicts, labels, strict=True)):
             if v["p_supported"] is not None:
                 out.append(

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _common import scored_answers
+
 from ragrecall._intervals import _beta_binomial
 from ragrecall.stats import conformal_interval, share_interval
 
@@ -49,25 +51,10 @@ class Answer:
 
 
 def read(results: Path, gold: Path) -> list[Answer]:
-    truth = {}
-    for line in gold.read_text().splitlines():
-        row = json.loads(line)
-        truth[row["sample_id"]] = row["gold"]
     answers = []
-    for line in results.read_text().splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:  # the run may be writing this line now
-            continue
-        sid = row["sample"]["sample_id"]
-        result = row["results"].get("context_recall") or {}
-        verdicts = result.get("verdicts") or []
-        gold_labels = truth.get(sid)
-        if result.get("status") != "scored" or gold_labels is None:
-            continue
-        if len(verdicts) != len(gold_labels) or any(v["p_supported"] is None for v in verdicts):
+    for sid, result, gold_labels in scored_answers(results, gold):
+        verdicts = result["verdicts"]
+        if any(v["p_supported"] is None for v in verdicts):
             continue
         answers.append(
             Answer(

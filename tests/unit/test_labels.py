@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from animals import rows, truth
 from fakes import LogprobJudge
 
 from ragrecall import ContextRecall, evaluate
@@ -29,30 +30,6 @@ from ragrecall.stats import conformal_radius, ppi_difference, ppi_mean, t_quanti
 
 JUDGE = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]
 Truth = Callable[[str, str], bool]
-
-
-def truth(claim: str, sample_id: str) -> bool:
-    """A person's answer where the chunks are ``rows``'s: "Cats" always supported, "Dogs"
-    unless the sample's number is a multiple of 3, "Birds" never."""
-    n = int(sample_id[1:])
-    return claim.startswith("Cats") or (claim.startswith("Dogs") and n % 3 != 0)
-
-
-def rows(n: int) -> list[dict[str, Any]]:
-    out = []
-    for i in range(n):
-        chunks = [f"Cats purr {i} loudly."]
-        if i % 3:
-            chunks.append(f"Dogs bark {i + 3} at night.")
-        out.append(
-            {
-                "sample_id": f"s{i}",
-                "question": f"What do animals do ({i})?",
-                "ground_truth": f"Cats purr {i}. Dogs bark {i + 3}. Birds sing {i + 7}.",
-                "contexts": chunks,
-            }
-        )
-    return out
 
 
 def write_rows(path: Path, data: list[dict[str, Any]]) -> Path:

@@ -12,9 +12,9 @@ import csv
 import json
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
+from animals import rows, truth
 from cdp import Browser
 from fakes import LogprobJudge
 
@@ -25,30 +25,6 @@ from ragrecall.cli import main
 from ragrecall.prompts import PROMPT_VERSION
 
 JUDGE = "scripted:scripted"
-
-
-def truth(claim: str, sample_id: str) -> bool:
-    """The person's answer: "Cats" are always in the chunks, "Dogs" unless the sample's
-    number is a multiple of 3, "Birds" never (see ``rows``)."""
-    n = int(sample_id[1:])
-    return claim.startswith("Cats") or (claim.startswith("Dogs") and n % 3 != 0)
-
-
-def rows(n: int) -> list[dict[str, Any]]:
-    out = []
-    for i in range(n):
-        chunks = [f"Cats purr {i} loudly."]
-        if i % 3:
-            chunks.append(f"Dogs bark {i + 3} at night.")
-        out.append(
-            {
-                "sample_id": f"s{i}",
-                "question": f"What do animals do ({i})?",
-                "ground_truth": f"Cats purr {i}. Dogs bark {i + 3}. Birds sing {i + 7}.",
-                "contexts": chunks,
-            }
-        )
-    return out
 
 
 @pytest.fixture
