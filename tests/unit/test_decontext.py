@@ -194,3 +194,19 @@ async def test_async_decontextualises_the_same() -> None:
     sync = ContextRecall(_judge(NAMES, SPLIT), cache=ClaimCache()).claim_set(SAMPLE)
     other = await ContextRecall(_judge(NAMES, SPLIT), cache=ClaimCache()).aclaim_set(SAMPLE)
     assert other.claims == sync.claims == [SPLIT[0], REWRITE]
+
+
+def test_the_cost_estimate_counts_a_referent_call_per_leaning_sentence() -> None:
+    from ragrecall import Sample
+    from ragrecall._metrics.estimate import estimate_cost
+
+    alone = "Apple and Google were founded in California, and both grew fast. Apple sells phones."
+    leaning = "Apple and Google were founded in California, and both grew fast. They sell phones."
+    costs = [
+        estimate_cost(
+            [Sample(user_input="q", reference=r, retrieved_contexts=["x"])], ["context_recall"]
+        )
+        for r in (alone, leaning)
+    ]
+    assert costs[1].calls == costs[0].calls + 1
+    assert costs[1].prompt_tokens > costs[0].prompt_tokens

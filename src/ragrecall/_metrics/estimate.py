@@ -11,6 +11,7 @@ from .._schemas import Chunk, Sample
 from ..prompts import (
     BATCHED_PROMPT,
     DECOMPOSE_PROMPT,
+    DECONTEXT_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
     VERDICT_PREFIX,
@@ -19,6 +20,7 @@ from ..prompts import (
 from .base import Metric
 from .claims import clean_claims, needs_judge, rule_claims
 from .context_recall import ContextRecall
+from .decontext import needs_context, referring_span
 from .registry import MetricOptions, metric_class
 from .windows import estimate_tokens, pack
 
@@ -86,7 +88,8 @@ def estimate_cost(
 
     Context and response recall follow the metric's own steps: one decomposition call per
     distinct (reference, question) with prose in atomic mode (claims are stored; a reference
-    that is all list items or table cells needs none), then per window one call per claim
+    that is all list items or table cells needs none) and one referent call per sentence that
+    leans on its neighbours (decontextualisation), then per window one call per claim
     (per_claim) or one call (batched); ``verdict="token"`` replies with one token per claim.
     In sentences mode, with ``reference_claims`` or a reference without prose, and one window
     per sample, the count is exact; otherwise the claims are counted as the rules split them
@@ -202,6 +205,15 @@ def _estimate_recall(
                     DECOMPOSE_PROMPT, question=sample.user_input or "", reference=reference
                 )
                 est.completion_tokens += estimate_tokens(reference) + 10
+                for claim in claims:  # each that leans on its neighbours: a referent call
+                    span = referring_span(claim) if needs_context(claim) else None
+                    if span is not None:
+                        words = claim[span[0] : span[1]]
+                        est.calls += 1
+                        est.prompt_tokens += _prompt_tokens(
+                            DECONTEXT_PROMPT, reference=reference, claim=claim, words=words
+                        )
+                        est.completion_tokens += 15
     if not chunks or not claims:
         return
     windows = pack(chunks, window_tokens)
