@@ -1,4 +1,5 @@
-"""The progress bar of ``evaluate`` and ``ragrecall eval``: rate and ETA, on stderr."""
+"""The progress bar of ``evaluate``, ``ragrecall eval`` and ``generate``: rate and ETA, on
+stderr."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ __all__ = ["progress"]
 
 class progress:
     """``with progress(total, show) as advance: ... advance()``. ``show=None``: only when
-    stderr is a terminal."""
+    stderr is a terminal. ``doing`` and ``unit`` name the work and what is counted."""
 
-    def __init__(self, total: int, show: bool | None):
+    def __init__(
+        self, total: int, show: bool | None, doing: str = "scoring", unit: str = "samples"
+    ):
         self.total = total
+        self.doing, self.unit = doing, unit
         self.show = sys.stderr.isatty() if show is None else show
         self._bar: Any = None
 
@@ -33,14 +37,16 @@ class progress:
         )
         from rich.text import Text
 
+        unit = self.unit
+
         class Rate(ProgressColumn):
             def render(self, task: Task) -> Text:
                 speed = task.finished_speed or task.speed
-                shown = "" if speed is None else f"{speed:.2f} samples/s"
+                shown = "" if speed is None else f"{speed:.2f} {unit}/s"
                 return Text(shown, style="progress.data.speed")
 
         bar = Progress(
-            "scoring",
+            self.doing,
             BarColumn(),
             MofNCompleteColumn(),
             Rate(),
@@ -51,7 +57,7 @@ class progress:
         )
         self._bar = bar
         bar.start()
-        task = bar.add_task("scoring", total=self.total)
+        task = bar.add_task(self.doing, total=self.total)
         return lambda: bar.advance(task)
 
     def __exit__(self, *exc: object) -> None:

@@ -271,7 +271,7 @@ def generate(
     with (
         _Appender(out) as written,
         _Appender(rejected_out) as refused,
-        progress(n, show_progress) as advance,
+        progress(n, show_progress, "generating", "items") as advance,
     ):
         for _ in report.items:
             advance()
