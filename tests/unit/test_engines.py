@@ -72,6 +72,7 @@ def ray_cluster() -> Iterator[None]:
         "RAGRECALL_CLAIMS_STORE": os.environ["RAGRECALL_CLAIMS_STORE"],
     }
     ray.init(
+        address="local",  # a cluster of its own, never one a `ray start` left behind
         num_cpus=2,
         object_store_memory=200 * 1024**2,
         include_dashboard=False,

@@ -37,6 +37,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         "RAGRECALL_TEST_KILL": str(marker),
     }
     ray.init(
+        address="local",  # a cluster of its own, never one a `ray start` left behind
         num_cpus=2,
         object_store_memory=200 * 1024**2,
         include_dashboard=False,

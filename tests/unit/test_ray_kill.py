@@ -127,6 +127,17 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     finally:
         os.killpg(head.pid, signal.SIGKILL)
         head.wait()
+        forget_cluster(port)
+
+
+def forget_cluster(port: int) -> None:
+    """Remove the note ``ray start`` leaves for later ``ray.init()`` calls (which would try
+    to join this dead cluster) when it names ours."""
+    from ray._private.utils import get_ray_address_file
+
+    note = Path(get_ray_address_file(None))
+    if note.is_file() and note.read_text().strip().endswith(f":{port}"):
+        note.unlink()
 
 
 def driver(data: Path, out: Path, address: str, calls: Path) -> subprocess.Popen[bytes]:
