@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .. import __version__
@@ -92,7 +93,7 @@ def print_report(report: EvaluationReport, console: Console | None = None) -> No
         for sample, result in zip(report.samples, results, strict=True):
             score = "unscorable" if result.score is None else f"{result.score:.2f}"
             table = Table(
-                title=f"{sample.user_input or ''}  [{name} = {score}]",
+                title=escape(f"{sample.user_input or ''}  [{name} = {score}]"),
                 title_justify="left",
                 show_lines=True,
                 expand=True,
