@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .._judge.drive import Steps
 from .._metrics.context_recall import ContextRecall
-from .._metrics.evidence import _content_words, normalize
+from .._metrics.evidence import content_words, normalize
 from .._schemas import Chunk, RecallResult, Sample, Usage
 
 __all__ = [
@@ -85,7 +85,7 @@ _QUESTION_WORDS = frozenset(
 
 
 def _question_content(text: str) -> set[str]:
-    return _content_words(text) - _QUESTION_WORDS
+    return content_words(text) - _QUESTION_WORDS
 
 
 @dataclass

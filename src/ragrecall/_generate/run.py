@@ -29,7 +29,7 @@ from .._judge.drive import Call, Steps, ask, run_sync
 from .._judge.resolve import JudgeLike
 from .._judge.structured import structured
 from .._metrics.context_recall import ContextRecall
-from .._metrics.evidence import _content_words
+from .._metrics.evidence import content_words
 from .._progress import progress
 from .._safe_io import lines, loads, regular_file
 from .._schemas import Chunk, Usage
@@ -124,7 +124,7 @@ class _Planner:
         self.weights = [mix[k] for k in self.kinds]
         self.order = list(range(len(self.chunks)))
         random.Random(f"{seed}:order").shuffle(self.order)
-        self.words = [_content_words(c.text) for c in self.chunks]
+        self.words = [content_words(c.text) for c in self.chunks]
         df: Counter[str] = Counter(w for ws in self.words for w in ws)
         total = len(self.chunks)
         self.idf = {w: math.log((1 + total) / (1 + d)) + 1 for w, d in df.items()}

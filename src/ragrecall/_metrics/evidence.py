@@ -17,7 +17,9 @@ import pysbd
 from rapidfuzz import fuzz
 
 __all__ = [
+    "FUNCTION_WORDS",
     "best_sentence",
+    "content_words",
     "normalize",
     "passages_quoting",
     "quote_in",
@@ -112,20 +114,21 @@ _FUNCTION_WORDS = (
     "its this that these those there their they he she his her him we our you your i not no "
     "do does did has have had will would can could should may might than then so such"
 )
-_STOPWORDS = frozenset(_FUNCTION_WORDS.split())
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 
 
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(normalize(text)) if w not in _STOPWORDS}
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` (normalised) that carry content: all but ``FUNCTION_WORDS``."""
+    return {w for w in _WORD.findall(normalize(text)) if w not in FUNCTION_WORDS}
 
 
 def quote_states(quote: str, claim: str) -> bool:
     """The quote shares at least a third of the claim's content words (one at least): a quote
     such as "verified" or "this passage confirms the claim" states nothing."""
-    wanted = _content_words(claim)
+    wanted = content_words(claim)
     if not wanted:
         return True
-    shared = len(wanted & _content_words(quote))
+    shared = len(wanted & content_words(quote))
     return shared >= 1 and 3 * shared >= len(wanted)
 
 
@@ -158,7 +161,7 @@ def _sentences(text: str) -> tuple[str, ...]:
 def word_overlap(claim: str, text: str) -> float:
     """The largest share of ``claim``'s content words found in one sentence of ``text``
     (1.0 for a claim without content words)."""
-    wanted = _content_words(claim)
+    wanted = content_words(claim)
     if not wanted:
         return 1.0
     return max(len(wanted & words) for words in _sentence_words(text)) / len(wanted)
@@ -167,7 +170,7 @@ def word_overlap(claim: str, text: str) -> float:
 @functools.lru_cache(maxsize=4096)
 def _sentence_words(text: str) -> tuple[frozenset[str], ...]:
     """The content words of each sentence of ``text`` (cached, as ``_sentences``)."""
-    return tuple(frozenset(_content_words(s)) for s in _sentences(text) or (text,))
+    return tuple(frozenset(content_words(s)) for s in _sentences(text) or (text,))
 
 
 def best_sentence(claim: str, text: str) -> tuple[str, float]:

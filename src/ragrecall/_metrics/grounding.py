@@ -26,21 +26,12 @@ import functools
 import re
 import unicodedata
 
-from .evidence import normalize, split_sentences
+from .evidence import FUNCTION_WORDS, normalize, split_sentences
 from .injection import instructs_judge
 
 __all__ = ["evidence_refusal", "not_plain"]
 
-# Content words: as the quote check counts them (evidence._content_words), local to keep the
-# two modules apart.
 _WORD = re.compile(r"\w+")
-_STOP_WORDS = (
-    "a an the and or but of in on at to for from by with as is are was were be been being "
-    "it its this that these those there their they he she his her him we our you your i "
-    "not no do does did has have had will would can could should may might than then so "
-    "such"
-)
-_STOP = frozenset(_STOP_WORDS.split())
 # How much of the claim a repetition holds.
 _COPY = 0.75
 
@@ -70,12 +61,14 @@ def _normal_sentences(text: str) -> tuple[tuple[str, str], ...]:
 
 
 @functools.lru_cache(maxsize=2048)
+def _words(normalized: str) -> set[str]:
+    """``evidence.content_words`` of text already normalised."""
+    return {w for w in _WORD.findall(normalized) if w not in FUNCTION_WORDS}
+
+
 def _sentence_words(text: str) -> tuple[set[str], ...]:
     return tuple(_words(n) for _, n in _normal_sentences(text))
 
-
-def _words(normalized: str) -> set[str]:
-    return {w for w in _WORD.findall(normalized) if w not in _STOP}
 
 
 # --- plain prose ----------------------------------------------------------------------------
@@ -174,7 +167,7 @@ def _foreign(text: str, english: bool) -> bool:
             return True
         words = [w.casefold() for w in _WORD.findall(sentence)]
         other = len({w for w in words if w in _OTHER})
-        ours = sum(w in _STOP for w in words)
+        ours = sum(w in FUNCTION_WORDS for w in words)
         if other >= 3 and other > ours:
             return True
         accented = sum(not c.isascii() for c in letters)
