@@ -113,6 +113,23 @@ class Browser:
         self.send("Input.dispatchKeyEvent", down)
         self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key})
 
+    def export(self, downloads: Path, name: str = "labels.jsonl") -> Path:
+        """Press the page's export key ("e") and wait for its download in ``downloads``;
+        asserts the page logged no error (nothing blocked by its policy, no script error)."""
+        self.press("e")
+        exported = downloads / name
+        for _ in range(200):
+            if exported.exists() and exported.read_text().endswith("\n"):
+                break
+            self.evaluate("1")  # let events arrive
+        errors = [
+            e
+            for e in self.events
+            if e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error"
+        ]
+        assert not errors, errors
+        return exported
+
     def close(self) -> None:
         with contextlib.suppress(AssertionError, OSError, RuntimeError):
             self.send("Browser.close", session=None)

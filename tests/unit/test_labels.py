@@ -498,18 +498,7 @@ def test_label_answers_in_a_real_browser_then_eval(
             assert browser.evaluate(f"{shown}.querySelector('.claim').textContent") == row["claim"]
             browser.press("y" if truth(row["claim"], row["sample_id"]) else "n")
             browser.press("ArrowRight")
-        browser.press("e")
-        exported = downloads / "labels.jsonl"
-        for _ in range(200):
-            if exported.exists() and exported.read_text().endswith("\n"):
-                break
-            browser.evaluate("1")  # let events arrive
-        errors = [
-            e
-            for e in browser.events
-            if e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error"
-        ]
-        assert not errors, errors
+        exported = browser.export(downloads)
     finally:
         browser.close()
     lines = [json.loads(x) for x in exported.read_text().splitlines()]
