@@ -78,25 +78,30 @@ def test_em_recovers_a_known_prior() -> None:
     assert unchanged.prior == pytest.approx(0.5, abs=1e-4)
 
 
+def as_labels(p: list[float], truth: list[bool]) -> list[Label]:
+    """The fake judge's verdicts with P(supported) ``p`` as a person labelled them."""
+    return [
+        Label(
+            key=f"k{i}",
+            claim=f"c{i}",
+            label="supported" if t else "not_supported",
+            attributed=q >= 0.55,
+            p_supported=q,
+            word_overlap=0.5,
+            judge="fake",
+        )
+        for i, (q, t) in enumerate(zip(p, truth, strict=True))
+    ]
+
+
 def labels(n: int, seed: int, share: float = 0.5) -> list[Label]:
     """An overconfident judge: truth at 0.5 + (p - 0.5) / 2 around a ``share`` of positives."""
     rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        p = rng.random()
-        true = rng.random() < min(max(share - 0.5 + 0.5 + (p - 0.5) / 2, 0.0), 1.0)
-        out.append(
-            Label(
-                key=f"k{i}",
-                claim=f"c{i}",
-                label="supported" if true else "not_supported",
-                attributed=p >= 0.55,
-                p_supported=p,
-                word_overlap=0.5,
-                judge="fake",
-            )
-        )
-    return out
+    p, truth = [], []
+    for _ in range(n):
+        p.append(rng.random())
+        truth.append(rng.random() < min(max(share - 0.5 + 0.5 + (p[-1] - 0.5) / 2, 0.0), 1.0))
+    return as_labels(p, truth)
 
 
 def test_calibrate_reports_proper_scores_and_ece_only_from_100_labels() -> None:
@@ -158,18 +163,7 @@ def test_the_cli_prints_the_numbers_and_shifts_from_a_results_file(
 
 def test_a_calibrated_judge_keeps_its_p_and_an_overconfident_one_is_scaled() -> None:
     p, y = calibrated(60, 9)
-    rows = [
-        Label(
-            key=f"k{i}",
-            claim=f"c{i}",
-            label="supported" if t else "not_supported",
-            attributed=q >= 0.55,
-            p_supported=q,
-            word_overlap=0.5,
-            judge="fake",
-        )
-        for i, (q, t) in enumerate(zip(p, y, strict=True))
-    ]
+    rows = as_labels(p, y)
     kept = calibrate(rows, resamples=300)
     assert (kept.scale_a, kept.scale_b) == (1.0, 0.0) and "kept P(supported) unscaled" in kept.note
     scaled = calibrate(labels(400, 8), resamples=300)
