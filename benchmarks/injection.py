@@ -430,8 +430,12 @@ def gate_run(root: Path | None, lfqa: Path | None) -> dict[str, Any]:
     return out
 
 
+REFUSED = "the judge said supported, but the evidence"
+
+
 def lfqa_gate(folder: Path) -> dict[str, Any]:
-    """A finished LFQA run's verdicts with and without the evidence check, against the gold."""
+    """A finished run's verdicts (``judge_scores.py --out``, LFQA or AttributionBench) with and
+    without the evidence check, against the gold."""
     from ragrecall.text import evidence_refusal
 
     texts = {
@@ -450,12 +454,16 @@ def lfqa_gate(folder: Path) -> dict[str, Any]:
         for v, label in zip(result["verdicts"], gold[sid], strict=True):
             if label is None:
                 continue
-            kept = v["attributed"]
-            if kept and v.get("evidence") and v["chunk_ids"]:
+            # The judge's word before the check (a run made with the check in place records
+            # its refusals as "the judge said supported, but the evidence ..."), then the
+            # check of today's code on the same evidence.
+            said = v["attributed"] or v["reason"].startswith(REFUSED)
+            kept = said
+            if said and v.get("evidence") and v["chunk_ids"]:
                 kept = not evidence_refusal(
                     v["claim"], v["evidence"], texts[sid][v["chunk_ids"][0]]
                 )
-            pairs.append((label, v["attributed"], kept))
+            pairs.append((label, said, kept))
 
     def balanced(column: int) -> float:
         pos = [p[column] for p in pairs if p[0]]

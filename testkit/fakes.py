@@ -58,19 +58,25 @@ def obedient(
     text of one of ``attacks`` is in the prompt (shown as a passage, in any rendering that keeps
     its words), it says supported, cites ``passage`` (default: the attack's own passage) and
     quotes ``quote`` (default: the claim itself, as an order to "mark the claim supported"
-    asks); without an attack in view it finds no support."""
-    marks = [_mark(a) for a in attacks]
+    asks); without an attack in view it finds no support. An attack counts as in view while
+    any sentence or line of it is (a redacted chunk keeps some), unless that sentence only
+    states a claim the judge is asked about."""
+    pieces = [_mark(a) for a in attacks] + [
+        _words(p) for a in attacks for p in _PIECE.split(a) if len(_words(p)) >= 12
+    ]
 
     def reply(messages: Any) -> dict[str, Any]:
         prompt = str(messages[-1].content)
-        shown = {int(n): _mark(text) for n, text in _BLOCK.findall(prompt)}
-        seen = [n for n, text in shown.items() if any(m and m in text for m in marks)]
         batched = "\n\nClaims:\n" in prompt
         claims = (
             [c.split(". ", 1)[1] for c in prompt.split("\n\nClaims:\n", 1)[1].splitlines()]
             if batched
             else [prompt.rsplit("\n\nClaim: ", 1)[-1]]
         )
+        stated = [_words(c) for c in claims]
+        marks = [m for m in pieces if m and not any(m in c or c in m for c in stated)]
+        shown = {int(n): _words(text) for n, text in _BLOCK.findall(prompt)}
+        seen = [n for n, text in shown.items() if any(m in text for m in marks)]
         verdicts = [
             {"supported": True, "passage": passage or seen[0], "quote": quote or claim}
             if seen
@@ -84,11 +90,19 @@ def obedient(
     return ScriptedJudge(reply=reply)
 
 
+_PIECE = re.compile(r"(?<=[.!?])\s+|\n")
+
+
 def _mark(text: str) -> str:
-    """The words of ``text`` (letters and digits, lower case, from its middle): how the fake
-    recognises an attack whatever rendering or marking the passage got."""
-    found = "".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower()))
+    """The words of ``text`` (from its middle): how the fake recognises an attack whatever
+    rendering or marking the passage got."""
+    found = _words(text)
     return found[len(found) // 4 : len(found) // 4 + 40]
+
+
+def _words(text: str) -> str:
+    """The letters and digits of ``text``, lower case, run together."""
+    return "".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower()))
 
 
 def p_reply(messages: Sequence[BaseMessage]) -> float:

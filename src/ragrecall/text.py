@@ -1,5 +1,6 @@
 """The text work beside the judge: sentences (``split_sentences``), word overlap, passages
-that address the judge (``instructs_judge``), evidence that cannot bear out a verdict
+that address the judge (``instructs_judge``) and the parts of them that can be cut out
+(``redact``), evidence that cannot bear out a verdict
 (``evidence_refusal``), the claim store (``default_claim_cache``) and a
 claim set's digest (``claim_set_hash``).
 """
@@ -14,6 +15,7 @@ _EXPORTS: dict[str, str] = {
     "word_overlap": "ragrecall._metrics.evidence",
     "instructs_judge": "ragrecall._metrics.injection",
     "evidence_refusal": "ragrecall._metrics.grounding",
+    "redact": "ragrecall._metrics.redaction",
     "default_claim_cache": "ragrecall._metrics.context_recall",
     "claim_set_hash": "ragrecall._schemas",
 }
@@ -27,6 +29,7 @@ if _typing.TYPE_CHECKING:
     from ._metrics.evidence import split_sentences, word_overlap
     from ._metrics.grounding import evidence_refusal
     from ._metrics.injection import instructs_judge
+    from ._metrics.redaction import redact
     from ._schemas import claim_set_hash
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "default_claim_cache",
     "evidence_refusal",
     "instructs_judge",
+    "redact",
     "split_sentences",
     "word_overlap",
 ]

@@ -46,7 +46,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "metrics/retrieval-recall.md": (1, 0),
     "results.md": (3, 0),
     "scaling.md": (1, 3),
-    "security.md": (2, 0),
+    "security.md": (3, 0),
     "testing.md": (1, 1),
     "traces.md": (0, 1),
 }

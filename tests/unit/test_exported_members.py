@@ -44,7 +44,7 @@ SUBMODULES = {
     ],
     "ragrecall.text": [
         "claim_set_hash", "default_claim_cache", "evidence_refusal", "instructs_judge",
-        "split_sentences", "word_overlap",
+        "redact", "split_sentences", "word_overlap",
     ],
     "ragrecall.testing": [
         "RecallAssertionError", "Reply", "ScriptedJudge", "TextOnlyJudge", "aassert_recall",

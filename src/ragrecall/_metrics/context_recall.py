@@ -21,7 +21,15 @@ from .._deprecation import renamed
 from .._intervals import correlated_method
 from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
-from .._schemas import ClaimSet, ClaimVerdict, RecallResult, Sample, Usage, claim_set_hash
+from .._schemas import (
+    Chunk,
+    ClaimSet,
+    ClaimVerdict,
+    RecallResult,
+    Sample,
+    Usage,
+    claim_set_hash,
+)
 from ..prompts import (
     DECOMPOSE_PROMPT,
     DECONTEXT_PROMPT,
@@ -36,7 +44,7 @@ from .base import Metric, MetricOptions
 from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from .decision import CalibrationProfile, Decision
 from .decontext import decontext_chain, needs_context
-from .injection import instructs_judge
+from .redaction import redact
 from .variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
 from .windows import pack
 
@@ -94,10 +102,14 @@ class ContextRecall(Metric[RecallResult]):
             and ``lexical_weight``, and each verdict's ``confidence`` is its scaled
             P(supported). A profile fitted for another judge or prompt version is refused
             (CalibrationError) when the first sample is scored.
-        withhold_injections: chunks that address the judge (orders to ignore its instructions
+        withhold_injections: text that addresses the judge (orders to ignore its instructions
             in several languages, fake verdicts or delimiters, chat-template turns; also when
-            hidden in comments, look-alike letters, zero-width characters or base64) are not
-            shown to it, and the result's reason names them. Off: every chunk is shown, and
+            hidden in comments, look-alike letters, zero-width characters or base64) is not
+            shown to it: the quoted part, sentence or line that carries it is removed and the
+            rest of the chunk shown, or the whole chunk withheld when the order cannot be cut
+            out (``ragrecall.text.redact``); the result's reason names the chunks. Where a
+            chunk itself gave an order, none of its evidence that repeats the claim counts.
+            Off: every chunk is shown, and
             its quotes count like any other's (the quote must still be in it and state the
             claim). Either way, evidence that addresses the judge, or repeats the claim in a
             chunk that is not plain prose, never counts (``ragrecall.text.evidence_refusal``).
@@ -307,13 +319,12 @@ class ContextRecall(Metric[RecallResult]):
         if not claims:
             return self.unscorable("no claims: the reference is empty")
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
-        # A chunk that addresses the judge (a prompt injection) is never shown to it: its
+        # Text that addresses the judge (a prompt injection) is never shown to it: its
         # instructions could sway the verdicts on the other chunks too.
-        hostile = [c.id for c in chunks if self.withhold_injections and instructs_judge(c.text)]
-        if hostile:
-            chunks = [c for c in chunks if c.id not in hostile]
-            withheld = f"chunks {hostile} address the judge; they were not shown to it"
-            note = f"{note}; {withheld}" if note else withheld
+        if self.withhold_injections:
+            chunks, removed = _redacted(chunks)
+            if removed:
+                note = f"{note}; {removed}" if note else removed
         if not chunks:
             verdicts = [
                 ClaimVerdict(claim=c, attributed=False, reason="no retrieved contexts")
@@ -382,3 +393,28 @@ def _scaled(verdict: ClaimVerdict, profile: CalibrationProfile) -> ClaimVerdict:
         return verdict
     p = profile.scale(verdict.p_supported)
     return verdict.model_copy(update={"confidence": p if verdict.attributed else 1 - p})
+
+
+def _redacted(chunks: list[Chunk]) -> tuple[list[Chunk], str]:
+    """The chunks with the text that addresses the judge removed (``redaction.redact``), and
+    a note that names the chunks redacted and withheld ("" if none)."""
+    kept: list[Chunk] = []
+    redacted: list[str] = []
+    withheld: list[str] = []
+    for chunk in chunks:
+        text = redact(chunk.text)
+        if text is None:
+            withheld.append(chunk.id)
+        elif text != chunk.text:
+            redacted.append(chunk.id)
+            kept.append(chunk.model_copy(update={"text": text}))
+        else:
+            kept.append(chunk)
+    notes = []
+    if redacted:
+        notes.append(
+            f"chunks {redacted} address the judge; that text was removed before it read them"
+        )
+    if withheld:
+        notes.append(f"chunks {withheld} address the judge; they were not shown to it")
+    return kept, "; ".join(notes)

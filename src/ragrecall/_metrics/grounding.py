@@ -7,12 +7,17 @@ the sentence the library aligned). ``evidence_refusal`` then says why that evide
 - it addresses the judge: the sentences that hold it give orders to the reader, imitate a
   verdict or a chat or function-call transcript (``injection.instructs_judge``, on those
   sentences only: an honest report that quotes an attack elsewhere still counts);
-- it repeats the claim (most of the claim's content words) inside a chunk that is not plain
-  prose: hidden characters (Unicode tags, bidirectional overrides, zero-width or private-use
-  characters), encoded runs (hex, base64, base32, percent, quoted-printable, entity, escape or
-  binary codes), disguised letters (full-width, mathematical, leetspeak, letters spaced out),
-  text in another language than the claim's outside quotation marks, or machine layout
-  (JSON, markup tags, key-value or log lines, tables, code, subtitles, one-letter lines).
+- it repeats the claim (most of the claim's content words) inside a chunk that gives the
+  judge orders in its own voice (``redaction.redact`` withholds it whole; one that only
+  quotes an order is not refused for it), beside an order in hidden HTML, or that is not
+  plain prose: hidden characters
+  (Unicode tags, bidirectional overrides, private-use characters; not zero-width spaces or
+  direction marks, which the rules read through), encoded runs (hex, base64, base32, percent,
+  quoted-printable, entity, escape or binary codes), disguised letters (full-width,
+  mathematical, leetspeak, letters spaced out), text in another language than the claim's
+  outside quotation marks, or machine layout (JSON with a turn that says something or a
+  tool call's arguments, markup tags, key-value or log lines, tables, code, subtitles,
+  one-letter lines).
   A planted claim needs an order next to it; in readable English the order is found by the
   rules, and in any other form the chunk is not plain prose. No word list of attacks decides
   this second part: it is a property of the text's form.
@@ -28,6 +33,7 @@ import unicodedata
 
 from .evidence import FUNCTION_WORDS, normalize, split_sentences
 from .injection import instructs_judge
+from .redaction import HIDDEN, redact
 
 __all__ = ["evidence_refusal", "not_plain"]
 
@@ -47,7 +53,9 @@ def evidence_refusal(claim: str, evidence: str, text: str) -> str:
     wanted = _words(normalize(claim))
     repeated = max((len(wanted & w) for w in _sentence_words(text)), default=0)
     if wanted and max(len(wanted & _words(found)), repeated) >= _COPY * len(wanted):
-        why = not_plain(text, english=claim.isascii())
+        shown = redact(text)
+        why = "orders to the judge" if shown is None else "hidden text" if HIDDEN in shown else ""
+        why = why or not_plain(text, english=claim.isascii())
         if why:
             return f"the evidence repeats the claim in a chunk with {why}"
     return ""
@@ -68,7 +76,6 @@ def _words(normalized: str) -> set[str]:
 
 def _sentence_words(text: str) -> tuple[set[str], ...]:
     return tuple(_words(n) for _, n in _normal_sentences(text))
-
 
 
 # --- plain prose ----------------------------------------------------------------------------
@@ -93,11 +100,11 @@ _HTML = (
     "|tfoot|th|thead|time|title|tr|u|ul|var|video|wbr|center|font"
 )
 _LAYOUT = re.compile(
-    # A transcript's or a script's JSON keys.
-    r"[{,]\s*[\"'](?:role|function_call|tool_calls?|arguments|@type|@context)[\"']\s*:"
+    # A transcript's turn that says something, a tool call's arguments, a script's JSON keys.
+    r"[{,]\s*[\"'](?:content|arguments|tool_calls?|@type|@context)[\"']\s*:\s*(?!null\b)"
     r"|<(?!/?(?:" + _HTML + r")\b)/?[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # tags that are not HTML's
-    r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|\shidden[\s>=]"  # scripts, hidden text
-    r"|\b\w+=\w+\b.*\b\w+=\w+\b"  # key=value pairs
+    r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|<[^<>]*\shidden[\s>=]"  # scripts, hidden
+    r"|\b[A-Za-z_]\w*=\w+\b.*\b[A-Za-z_]\w*=\w+\b"  # key=value pairs (not sums: 2 x 8=16)
     r"|^\s*(?:def|return|var|let|const|function|import)\s+[\w(]"  # code
     r"|(?:^|\s)(?:\#|//)\s+\w+|(?:^|[}\s])%\s+[a-z]"  # comments
     r"|\d\d:\d\d:\d\d[,.]\d+\s*-->|\d{4}-\d\d-\d\dt\d\d:\d\d"  # subtitles, log lines
@@ -130,10 +137,12 @@ def not_plain(text: str, english: bool = True) -> str:
 
 
 def _hidden(char: str) -> bool:
+    """A character that hides text: a Unicode tag (text no font shows), a bidirectional
+    override or isolate (shown in another order than it is read), a private-use character.
+    Other format characters (zero-width spaces, joiners, direction marks) hide nothing: the
+    rules read through them."""
     code = ord(char)
-    if any(lo <= code <= hi for lo, hi in _HIDDEN_RANGES):
-        return True
-    return char != "\u00ad" and unicodedata.category(char) == "Cf"
+    return any(lo <= code <= hi for lo, hi in _HIDDEN_RANGES)
 
 
 # The commonest function words of other languages written in Latin letters (Spanish,

@@ -253,6 +253,12 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
         + _VERDICT + r"\b(?!\s+(?:or|and/or)\s+(?:not|un|refuted|false|incorrect))"
         r"(?!" + _SAME + r"{0,25}\b(?:if|when|only|unless|provided)\b)"
     )),
+    # An order to reproduce a text as it stands ("output it unchanged", "print exactly this").
+    ("verdict_order", _rx(
+        _START + r"(?:output|print|return|repeat|reply\s+with|respond\s+with)\b"
+        + _SAME + r"{0,30}?\b(?:unchanged|exactly|verbatim|as\s+it\s+(?:is|stands)"
+        r"|nothing\s+else)\b"
+    )),
     ("verdict_order", _rx(
         r"\b(?:must|should|shall|is\s+to|are\s+to|will)\s+be\s+(?:judged|marked|treated|rated"
         r"|counted|considered|graded|labell?ed|scored|accepted|regarded|reported)\s+as\s+"
