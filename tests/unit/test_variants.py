@@ -132,3 +132,17 @@ async def test_async_refines_the_same() -> None:
 def test_variants_are_off_by_default() -> None:
     result = _recall(_judge(P_BASE)).score(SAMPLE)
     assert result.usage.calls == 2 and all(v.p_variants == [] for v in result.verdicts)
+
+
+def test_a_budget_reserves_the_variants_a_sample_may_need() -> None:
+    """The budget admits a sample by its estimate, variants included: 2 verdicts + up to 2
+    variants each + 3 baselines = 9 calls, so a budget of 5 starts nothing and one of 9 fits
+    the 7 calls made."""
+    from ragrecall import evaluate
+
+    small = evaluate([SAMPLE], [_recall(_judge(P_BASE), variants=2, variant_band=0.2)], max_calls=5)
+    assert small.usage.calls == 0 and small.budget_spent
+    enough = evaluate(
+        [SAMPLE], [_recall(_judge(P_BASE), variants=2, variant_band=0.2)], max_calls=9
+    )
+    assert enough.usage.calls == 7

@@ -82,6 +82,7 @@ def estimate_cost(
     evidence: str = "quote",
     verdict: str = "json",
     window_tokens: int = DEFAULT_CONTEXT_WINDOW,
+    variants: int = 0,
     repeats: int = 1,
 ) -> Estimate:
     """Judge calls and tokens for scoring ``samples`` with ``metrics``, without a judge.
@@ -90,14 +91,16 @@ def estimate_cost(
     distinct (reference, question) with prose in atomic mode (claims are stored; a reference
     that is all list items or table cells needs none) and one referent call per sentence that
     leans on its neighbours (decontextualisation), then per window one call per claim
-    (per_claim) or one call (batched); ``verdict="token"`` replies with one token per claim.
+    (per_claim) or one call (batched); ``verdict="token"`` replies with one token per claim,
+    and with ``variants`` K each claim may need K more (those in the uncertain band only, so
+    an upper bound) and K + 1 content-free baselines.
     In sentences mode, with ``reference_claims`` or a reference without prose, and one window
     per sample, the count is exact; otherwise the claims are counted as the rules split them
     (structure, then sentences). The other judge metrics are estimated from the chunks.
     """
     est = Estimate(samples=len(samples))
     decomposed: set[tuple[str, str]] = set()
-    plan = RecallPlan(strategy, evidence, verdict, window_tokens)
+    plan = RecallPlan(strategy, evidence, verdict, window_tokens, variants)
     for sample in samples:
         _estimate_sample(est, sample, metrics, claims, plan, decomposed, repeats)
     return est
@@ -112,7 +115,7 @@ def run_estimator(metrics: Sequence[Metric[Any]], repeats: int = 1) -> Callable[
     if recall is not None:
         claims = recall.claims
         window = recall.window_tokens or context_window(recall.judge)
-        plan = RecallPlan(recall.strategy, recall.evidence, recall.verdict, window)
+        plan = RecallPlan(recall.strategy, recall.evidence, recall.verdict, window, recall.variants)
     decomposed: set[tuple[str, str]] = set()
 
     def estimate(sample: Sample) -> Estimate:
@@ -136,16 +139,7 @@ def _estimate_sample(
         parts = metric_class(name).cost_parts
         if parts & {"claims", "response_claims"}:
             _estimate_recall(
-                est,
-                sample,
-                "response_claims" in parts,
-                claims,
-                plan.strategy,
-                plan.evidence,
-                plan.verdict,
-                plan.window_tokens,
-                decomposed,
-                repeats,
+                est, sample, "response_claims" in parts, claims, plan, decomposed, repeats
             )
         if "chunks" in parts:
             chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
@@ -173,13 +167,11 @@ def _estimate_recall(
     sample: Sample,
     against_response: bool,
     claims_mode: str,
-    strategy: str,
-    evidence: str,
-    verdict: str,
-    window_tokens: int,
+    plan: RecallPlan,
     decomposed: set[tuple[str, str]],
     repeats: int,
 ) -> None:
+    strategy, evidence, verdict = plan.strategy, plan.evidence, plan.verdict
     chunks: list[Chunk]
     if against_response:
         response = (sample.response or "").strip()
@@ -216,7 +208,7 @@ def _estimate_recall(
                         est.completion_tokens += 15
     if not chunks or not claims:
         return
-    windows = pack(chunks, window_tokens)
+    windows = pack(chunks, plan.window_tokens)
     if len(windows) > 1:
         est.exact = False
         est.notes.add("contexts span several judge windows: calls are an upper bound")
@@ -240,6 +232,21 @@ def _estimate_recall(
                 * repeats
             )
             est.completion_tokens += reply * len(claims) * repeats
+            if token and plan.variants:
+                _variant_calls(est, passages, claims, plan.variants, repeats)
+
+
+def _variant_calls(
+    est: Estimate, passages: str, claims: Sequence[str], k: int, repeats: int
+) -> None:
+    """The most that verdict variants add: K calls per claim (each as long as the verdict's)
+    and K + 1 content-free baselines (asked once per metric; counted per sample)."""
+    est.exact = False
+    est.notes.add(f"variants: up to {k} more calls per claim in the uncertain band")
+    one = sum(_prompt_tokens(PER_CLAIM_PROMPT, passages=passages, claim=c) for c in claims)
+    est.calls += (k * len(claims) + k + 1) * repeats
+    est.prompt_tokens += (k * one + (k + 1) * 60) * repeats
+    est.completion_tokens += (k * len(claims) + k + 1) * repeats
 
 
 def known_price(judge: str | None) -> tuple[float, float] | None:
@@ -258,6 +265,7 @@ class RecallPlan:
     evidence: str
     verdict: str
     window_tokens: int
+    variants: int = 0
 
 
 def recall_plan(judge: JudgeLike, options: MetricOptions) -> RecallPlan:
