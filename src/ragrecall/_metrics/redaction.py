@@ -30,8 +30,8 @@ HIDDEN = "[hidden text removed]"
 
 # The parts that show text rather than say it: a markdown comment or a table inside a line
 # of prose (a comment that hides text, and a table of the document's own, start a line), an
-# HTML element, quotation marks (not a CSV field's). Asides in parentheses or brackets and
-# HTML comments are the author's own voice, not shown text.
+# HTML element, quotation marks (not a CSV field's or an attribute's value). Asides in
+# parentheses or brackets and HTML comments are the author's own voice, not shown text.
 _PARTS = (
     re.compile(r"(?<=\S)[ \t]*\[(?://|comment)\]:\s*(?:#|<>)\s*\([^()\n]*\)"),
     re.compile(r"^(?P<prose>[^|\n]*[^\s|])(?P<shown>[ \t]*\|[^\n]*\|)", re.MULTILINE),
@@ -39,7 +39,7 @@ _PARTS = (
         r"<(?P<tag>[a-z][\w-]*)\b(?P<attributes>[^<>]*)>[^<>]*</(?P=tag)\s*>", re.IGNORECASE
     ),
     re.compile(
-        r"(?<![,;\t])\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』|„[^“”\n]*[“”]"
+        r"(?<![,;\t=])\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』|„[^“”\n]*[“”]"
     ),
 )
 _WORD = re.compile(r"\w")
