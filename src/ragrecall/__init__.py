@@ -34,7 +34,9 @@ _EXPORTS: dict[str, str] = {
     "aevaluate": "._evaluate",
     "astream": "._evaluate",
     "evaluate": "._evaluate",
+    "agenerate": "._generate.run",
     "generate": "._generate.run",
+    "GenerationReport": "._generate.run",
     "RecallLogger": "._logger",
     "Metric": "._metrics.base",
     "ChunkRecall": "._metrics.chunk_recall",
@@ -134,7 +136,7 @@ if _typing.TYPE_CHECKING:
         SampleError,
     )
     from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
-    from ._generate.run import generate
+    from ._generate.run import GenerationReport, agenerate, generate
     from ._logger import RecallLogger
     from ._metrics.base import Metric
     from ._metrics.chunk_recall import ChunkRecall
@@ -172,6 +174,7 @@ __all__ = [
     "ContextPrecision",
     "ContextRecall",
     "EvaluationReport",
+    "GenerationReport",
     "JudgeError",
     "JudgeInfo",
     "JudgeModelError",
@@ -199,6 +202,7 @@ __all__ = [
     "Usage",
     "__version__",
     "aevaluate",
+    "agenerate",
     "astream",
     "calibrate",
     "evaluate",

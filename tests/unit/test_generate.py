@@ -342,6 +342,20 @@ def test_the_same_seed_makes_the_same_items(tmp_path: Path, corpus: Path) -> Non
     assert runs[0] != runs[2]
 
 
+async def test_agenerate_makes_the_same_items_with_awaited_calls(
+    tmp_path: Path, corpus: Path
+) -> None:
+    sync = generate(corpus, 4, judge=judge_with(), seed=7, out=tmp_path / "a.jsonl")
+    other = await ragrecall.agenerate(
+        corpus, 4, judge=judge_with(), seed=7, out=tmp_path / "b.jsonl"
+    )
+    assert timeless(other.items) == timeless(sync.items)
+    assert other.usage.calls == sync.usage.calls and other.rejected == sync.rejected
+    assert timeless(
+        [json.loads(line) for line in (tmp_path / "b.jsonl").read_text().splitlines()]
+    ) == timeless(sync.items)
+
+
 def test_a_rerun_resumes_from_out(tmp_path: Path, corpus: Path) -> None:
     out = tmp_path / "testset.jsonl"
     whole = generate(corpus, 4, judge=judge_with(), seed=2).items

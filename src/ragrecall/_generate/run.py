@@ -25,7 +25,7 @@ from langchain_core.runnables import Runnable
 
 from .._budget import Budget
 from .._errors import JudgeError, SampleError
-from .._judge.drive import Call, Steps, ask, run_sync
+from .._judge.drive import Call, Steps, ask, run_async, run_sync
 from .._judge.resolve import JudgeLike
 from .._judge.structured import structured
 from .._metrics.context_recall import ContextRecall
@@ -43,6 +43,7 @@ __all__ = [
     "Estimate",
     "GenerationReport",
     "Plan",
+    "agenerate",
     "estimate",
     "generate",
     "load_chunks",
@@ -236,6 +237,94 @@ def generate(
         recall: the ``ContextRecall`` that checks the references (default: one on ``judge``).
         prompts: generation prompts by kind, replacing ``ragrecall._generate.prompts.PROMPTS``.
     """
+    run = _prepare(
+        corpus,
+        n,
+        judge=judge,
+        out=out,
+        rejected_out=rejected_out,
+        mix=mix,
+        seed=seed,
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        max_overlap=max_overlap,
+        duplicate_threshold=duplicate_threshold,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_attempts=max_attempts,
+        recall=recall,
+        prompts=prompts,
+        show_progress=show_progress,
+    )
+    return run_sync(run.steps(), run.recall.policy)
+
+
+async def agenerate(
+    corpus: str | Path | Iterable[Any],
+    n: int,
+    *,
+    judge: JudgeLike = None,
+    out: str | Path | None = None,
+    rejected_out: str | Path | None = None,
+    mix: Mapping[str, float] | None = None,
+    seed: int = 0,
+    chunk_size: int | None = 1000,
+    chunk_overlap: int = 1,
+    max_overlap: float = 0.5,
+    duplicate_threshold: float = 0.7,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_attempts: int | None = None,
+    recall: ContextRecall | None = None,
+    prompts: Mapping[str, ChatPromptTemplate] | None = None,
+    show_progress: bool | None = False,
+) -> GenerationReport:
+    """``generate`` with the judge's calls awaited: the same steps, so the same items for a
+    seed."""
+    run = _prepare(
+        corpus,
+        n,
+        judge=judge,
+        out=out,
+        rejected_out=rejected_out,
+        mix=mix,
+        seed=seed,
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        max_overlap=max_overlap,
+        duplicate_threshold=duplicate_threshold,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_attempts=max_attempts,
+        recall=recall,
+        prompts=prompts,
+        show_progress=show_progress,
+    )
+    return await run_async(run.steps(), run.recall.policy)
+
+
+def _prepare(
+    corpus: str | Path | Iterable[Any],
+    n: int,
+    *,
+    judge: JudgeLike = None,
+    out: str | Path | None = None,
+    rejected_out: str | Path | None = None,
+    mix: Mapping[str, float] | None = None,
+    seed: int = 0,
+    chunk_size: int | None = 1000,
+    chunk_overlap: int = 1,
+    max_overlap: float = 0.5,
+    duplicate_threshold: float = 0.7,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_attempts: int | None = None,
+    recall: ContextRecall | None = None,
+    prompts: Mapping[str, ChatPromptTemplate] | None = None,
+    show_progress: bool | None = False,
+) -> _Run:
+    """The run ``generate`` and ``agenerate`` make: the arguments checked, the output files
+    read back, the planner and budget set."""
     if n < 1:
         raise ValueError(f"n must be at least 1, not {n}")
     if not 0.0 <= max_overlap <= 1.0:
@@ -263,59 +352,102 @@ def generate(
     last = max((r["generation"]["attempt"] for r in [*resumed, *skipped]), default=-1)
     for row in resumed:
         report.accepted_by_kind[row["question_kind"]] += 1
-    planner = _Planner(chunks, weights, seed)
-    budget = Budget(max_calls, max_tokens)
-    limit = max_attempts if max_attempts is not None else 4 * n + 10
-    chains: dict[str, Runnable[Any, Any]] = {}
-    start = time.perf_counter()
-    with (
-        _Appender(out) as written,
-        _Appender(rejected_out) as refused,
-        progress(n, show_progress, "generating", "items") as advance,
-    ):
-        for _ in report.items:
-            advance()
-        number = last + 1
-        while len(report.items) < n:
-            if report.attempts >= limit:
-                report.stopped = "attempts"
-                break
-            plan = planner.plan(number)
-            held = (_CALLS[plan.kind], _CALLS[plan.kind] * _tokens(plan.sources))
-            if not budget.reserve(*held):
-                report.stopped = "budget"
-                break
-            if plan.kind not in chains:
-                writer = _capped(recall.judge)
-                chains[plan.kind] = templates[plan.kind] | structured(writer, QuestionAnswer)
-            usage, began = Usage(), time.perf_counter()
-            kept = [r["user_input"] for r in report.items]
-            steps = _attempt(
-                plan, chains[plan.kind], recall, kept, max_overlap, duplicate_threshold, usage
-            )
-            row, reason, detail = run_sync(steps, recall.policy)
-            budget.settle(held, usage.calls, usage.prompt_tokens + usage.completion_tokens)
-            report.usage = report.usage + usage
-            report.attempts += 1
-            report.attempts_by_kind[plan.kind] += 1
-            spent = {
-                "calls": usage.calls,
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "seconds": round(time.perf_counter() - began, 3),
-            }
-            row["generation"] = {**settings, "attempt": number, "usage": spent}
-            if reason:
-                report.rejected[reason] += 1
-                refused({**row, "reason": reason, "detail": detail})
-            else:
-                written(row)
-                report.items.append(row)
-                report.accepted_by_kind[plan.kind] += 1
+    return _Run(
+        n,
+        out,
+        rejected_out,
+        show_progress,
+        recall,
+        templates,
+        settings,
+        report,
+        last,
+        _Planner(chunks, weights, seed),
+        Budget(max_calls, max_tokens),
+        max_attempts if max_attempts is not None else 4 * n + 10,
+        max_overlap,
+        duplicate_threshold,
+    )
+
+
+@dataclass
+class _Run:
+    """One generation run's state; ``steps`` makes the items, as judge calls to drive."""
+
+    n: int
+    out: str | Path | None
+    rejected_out: str | Path | None
+    show_progress: bool | None
+    recall: ContextRecall
+    templates: dict[str, ChatPromptTemplate]
+    settings: dict[str, Any]
+    report: GenerationReport
+    last: int
+    planner: _Planner
+    budget: Budget
+    limit: int
+    max_overlap: float
+    duplicate_threshold: float
+
+    def steps(self) -> Steps[GenerationReport]:
+        report, budget, settings, n = self.report, self.budget, self.settings, self.n
+        chains: dict[str, Runnable[Any, Any]] = {}
+        start = time.perf_counter()
+        with (
+            _Appender(self.out) as written,
+            _Appender(self.rejected_out) as refused,
+            progress(n, self.show_progress, "generating", "items") as advance,
+        ):
+            for _ in report.items:
                 advance()
-            number += 1
-    report.elapsed_s = time.perf_counter() - start
-    return report
+            number = self.last + 1
+            while len(report.items) < n:
+                if report.attempts >= self.limit:
+                    report.stopped = "attempts"
+                    break
+                plan = self.planner.plan(number)
+                held = (_CALLS[plan.kind], _CALLS[plan.kind] * _tokens(plan.sources))
+                if not budget.reserve(*held):
+                    report.stopped = "budget"
+                    break
+                if plan.kind not in chains:
+                    writer = _capped(self.recall.judge)
+                    chains[plan.kind] = self.templates[plan.kind] | structured(
+                        writer, QuestionAnswer
+                    )
+                usage, began = Usage(), time.perf_counter()
+                kept = [r["user_input"] for r in report.items]
+                row, reason, detail = yield from _attempt(
+                    plan,
+                    chains[plan.kind],
+                    self.recall,
+                    kept,
+                    self.max_overlap,
+                    self.duplicate_threshold,
+                    usage,
+                )
+                budget.settle(held, usage.calls, usage.prompt_tokens + usage.completion_tokens)
+                report.usage = report.usage + usage
+                report.attempts += 1
+                report.attempts_by_kind[plan.kind] += 1
+                spent = {
+                    "calls": usage.calls,
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "seconds": round(time.perf_counter() - began, 3),
+                }
+                row["generation"] = {**settings, "attempt": number, "usage": spent}
+                if reason:
+                    report.rejected[reason] += 1
+                    refused({**row, "reason": reason, "detail": detail})
+                else:
+                    written(row)
+                    report.items.append(row)
+                    report.accepted_by_kind[plan.kind] += 1
+                    advance()
+                number += 1
+        report.elapsed_s = time.perf_counter() - start
+        return report
 
 
 # A question and a short answer fit in far fewer; a small model that loses its way stops here.
