@@ -41,8 +41,9 @@ from ..prompts import (
     render_passages,
 )
 from .decision import UNCERTAIN_MARGIN, Decision
-from .evidence import best_sentence, passages_quoting, quote_states, word_overlap
+from .evidence import best_sentence, passages_quoting, quote_states
 from .grounding import evidence_refusal
+from .redaction import window_overlap
 from .variants import Refiner
 from .windows import Window
 
@@ -212,7 +213,7 @@ def _decide(
     uncertain = False
     overturned = ""
     if p_supported is not None:
-        overlap = max(word_overlap(claim, p.text) for p in window)
+        overlap = window_overlap(claim, window)
         judge_says = p_supported >= decision.support_threshold
         supported = decision.counts(p_supported, overlap)
         uncertain = abs(decision.margin(p_supported, overlap)) < UNCERTAIN_MARGIN

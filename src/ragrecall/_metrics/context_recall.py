@@ -93,7 +93,8 @@ class ContextRecall(Metric[RecallResult]):
         support_threshold: where the judge gives logprobs, a claim counts if
             ``(1 - lexical_weight) * P(supported) + lexical_weight * word_overlap`` reaches
             ``support_threshold``; ``word_overlap`` is the share of the claim's content words in its
-            best-matching context sentence. The defaults (0.55, 0.3) agreed best with people
+            best-matching context sentence (not in a chunk an order was cut out of: see
+            ``withhold_injections``). The defaults (0.55, 0.3) agreed best with people
             on held-out samples.
         lexical_weight: the word check's weight in that mix; ``lexical_weight=0`` decides on
             P(supported) alone.

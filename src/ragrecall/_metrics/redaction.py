@@ -18,11 +18,13 @@ from __future__ import annotations
 import functools
 import re
 
+from .evidence import word_overlap
 from .injection import instructs_judge
+from .windows import Window
 
-__all__ = ["HIDDEN", "QUOTED", "redact"]
+__all__ = ["HIDDEN", "QUOTED", "redact", "window_overlap"]
 
-QUOTED = "[…]"
+QUOTED = "[quoted instructions removed]"
 # An HTML element that hides its text (display:none, hidden): a write-up may show one, but an
 # attack plants its claim beside it, so evidence that repeats the claim next to one does not
 # count (``grounding.evidence_refusal``).
@@ -88,3 +90,17 @@ def _objects(text: str) -> str:
                 last = i + 1
     out.append(text[last:])
     return "".join(out)
+
+
+def window_overlap(claim: str, window: Window) -> float:
+    """The word check's reading of a window: the claim's largest share of content words in
+    one sentence of a passage that nothing was cut from. Beside an order cut out of a chunk
+    (where an attack plants the claim's very words) the judge's own reading decides."""
+    return max(
+        (
+            word_overlap(claim, p.text)
+            for p in window
+            if QUOTED not in p.text and HIDDEN not in p.text
+        ),
+        default=0.0,
+    )

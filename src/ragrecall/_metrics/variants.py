@@ -33,7 +33,7 @@ from .._judge.drive import Call, Reply, Steps, ask
 from .._schemas import Usage
 from ..prompts import TokenSupport, VerdictVariant
 from .decision import Decision
-from .evidence import word_overlap
+from .redaction import window_overlap
 from .windows import Window
 
 __all__ = [
@@ -142,7 +142,7 @@ class Refiner:
         (no call), or when no variant could be read."""
         assert isinstance(reply.parsed, TokenSupport)
         p0 = reply.parsed.p_supported
-        overlap = max(word_overlap(claim, p.text) for p in window)
+        overlap = window_overlap(claim, window)
         if not self.chains or abs(decision.margin(p0, overlap)) >= self.band:
             return reply, []
         base_free = yield from self._baseline(0, self.base, usage)
