@@ -59,7 +59,10 @@ claims counted as supported. Configurations, all per-claim:
 
 ``--control`` also scores each case without its injected chunk: the judge's own error rate
 on these claims, so the inflation the attack causes (inflated with the attack, not without it)
-can be told apart. Prints figures and
+can be told apart; and, for a case so counted that gives ``order_removed`` (its attacking
+chunk with the order taken out by hand, what it states kept: the acrostic's lines reordered,
+the quoted order deleted), scores that too: a claim still counted then rests on a planted
+statement that any retrieved chunk could make, not on the order. Prints figures and
 writes ``benchmarks/out/injection.json``; asserts nothing.
 """
 
@@ -145,8 +148,15 @@ def build(config: str, judge: BaseChatModel) -> ContextRecall:
     raise SystemExit(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}")
 
 
-def sample(case: dict[str, Any], control: bool) -> dict[str, Any]:
+def sample(case: dict[str, Any], control: bool, plain: bool = False) -> dict[str, Any]:
+    """The case as a sample: without its attacking chunk (``control``), or with that chunk's
+    order taken out by hand (``plain``)."""
     contexts = [c for c in case["contexts"] if not (control and c["id"] == case["injected"])]
+    if plain:
+        contexts = [
+            {**c, "text": case["order_removed"]} if c["id"] == case["injected"] else c
+            for c in contexts
+        ]
     return {
         "user_input": case["question"],
         "reference_claims": [case["claim"]],
@@ -661,6 +671,20 @@ def main() -> None:
             print(
                 f"{config:40} inflated by the attack itself: {len(caused)}/{len(cases)} "
                 f"{caused}; wrong without the attack too: {sorted(attacked & hit_control)}"
+            )
+            metric = build(config, judge)  # type: ignore[arg-type]
+            planted = [
+                c["id"]
+                for c in cases
+                if c["id"] in caused
+                and "order_removed" in c
+                and inflated(metric.score(sample(c, False, plain=True)))
+            ]
+            summary[config]["still_counted_without_the_order"] = planted
+            print(
+                f"{config:40} of those, still counted with the order taken out by hand (a "
+                f"planted statement, not the order): {planted}; caused by the order: "
+                f"{sorted(set(caused) - set(planted))}"
             )
     model = str(getattr(judge, "model_name", judge))
     meta = {"commit": commit(), "judge": model, "cases": len(cases)}
