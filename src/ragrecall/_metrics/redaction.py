@@ -7,10 +7,14 @@ removed, and the judge reads the rest:
 
 - a part that only *shows* text, flagged on its own by ``injection.instructs_judge`` (text in
   quotation marks, a JSON object, an HTML element, a table or a markdown comment inside a line
-  of prose), is replaced by ``QUOTED``: the chunk reports an order, as a write-up does;
+  of prose), is replaced by ``QUOTED`` (``HIDDEN`` for an HTML element that hides its text):
+  the chunk reports an order, as a write-up does;
 - if what remains still addresses the judge, the chunk gives the order in its own voice (a
   sentence, an aside, a comment, an order spread over lines, signs that only count together)
   and is withheld whole: none of its text reaches the judge.
+
+Beside a cut, the claim's own words prove nothing (an attack plants them there): the word
+check reads only passages nothing was cut from (``window_overlap``).
 """
 
 from __future__ import annotations
