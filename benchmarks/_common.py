@@ -197,15 +197,18 @@ def fmt(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def scored_answers(results: Path, gold: Path) -> list[tuple[str, dict[str, Any], list[bool]]]:
+def scored_answers(
+    results: Path, gold: Path, source: str | None = None
+) -> list[tuple[str, dict[str, Any], list[bool]]]:
     """The scored answers of a ``judge_scores.py`` folder, each with its context_recall result
-    and the majority label of each claim: ``(sample_id, result, labels)``. A line the run may
-    be writing now, an unscored answer and one whose claims do not match its labels are left
-    out."""
+    and the majority label of each claim: ``(sample_id, result, labels)``; with ``source``,
+    only an AttributionBench source's rows. A line the run may be writing now, an unscored
+    answer and one whose claims do not match its labels are left out."""
     truth = {}
     for line in gold.read_text().splitlines():
         row = json.loads(line)
-        truth[row["sample_id"]] = row["gold"]
+        if source is None or row.get("source") == source:
+            truth[row["sample_id"]] = row["gold"]
     out = []
     for line in results.read_text().splitlines():
         try:

@@ -2,6 +2,8 @@
 
     python benchmarks/brier.py --results /work/lfqa600/results.jsonl \
         --gold /work/lfqa600/gold.jsonl [--draws 20] [--labels 40] [--summary out.json]
+    python benchmarks/brier.py --results DIR/results.jsonl --gold DIR/gold.jsonl --source S
+        (DIR: ``judge_scores.py --bench attributionbench``; S: one of its sources)
 
 The results file is ``lfqa_scores.py``'s (the embedded judge's verdicts with P(supported)); the
 gold file holds each answer's majority label per claim. No judge is called; without either
@@ -35,9 +37,9 @@ from ragrecall.calibration import Label
 from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss
 
 
-def claims(results: Path, gold: Path) -> list[dict[str, Any]]:
+def claims(results: Path, gold: Path, source: str | None = None) -> list[dict[str, Any]]:
     out = []
-    for sid, result, labels in scored_answers(results, gold):
+    for sid, result, labels in scored_answers(results, gold, source):
         verdicts = result["verdicts"]
         for n, (v, y) in enumerate(zip(verdicts, labels, strict=True)):
             if v["p_supported"] is not None:
@@ -127,11 +129,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shift-to", type=float, default=0.3, help="share for the shift test")
     parser.add_argument("--summary", type=Path)
+    parser.add_argument("--source", help="an AttributionBench source (judge_scores.py's gold)")
     args = parser.parse_args()
     if not args.results.is_file() or not args.gold.is_file():
         print(f"skipped: {args.results} or {args.gold} is absent")
         return 0
-    cs = claims(args.results, args.gold)
+    cs = claims(args.results, args.gold, args.source)
     answers = len({c["answer"] for c in cs})
     if len(cs) < 2 * args.labels:
         print(f"skipped: {len(cs)} labelled claims, too few")
@@ -139,7 +142,8 @@ def main() -> int:
     rows = draws(cs, args.labels, args.draws, args.seed)
     no_worse = sum(r["brier_cal"] <= r["brier_raw"] + 1e-12 for r in rows)  # float noise
     print(
-        f"LFQA: {answers} answers, {len(cs)} claims ({sum(c['y'] for c in cs)} supported); "
+        f"{args.source or 'LFQA'}: {answers} answers, {len(cs)} claims "
+        f"({sum(c['y'] for c in cs)} supported); "
         f"{args.draws} draws of {args.labels} labels, measured on the rest"
     )
     print(f"{'':28} {'raw P':>8} {'calibrated':>11}")
