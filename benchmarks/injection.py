@@ -448,8 +448,11 @@ def lfqa_gate(folder: Path) -> dict[str, Any]:
     without the evidence check, against the gold."""
     from ragrecall.text import evidence_refusal
 
-    texts = {
-        row["sample_id"]: {c["id"]: c["text"] for c in row["retrieved_contexts"]}
+    texts = {  # a context without an id of its own takes its 1-based position
+        row["sample_id"]: {
+            str(c["id"]) if isinstance(c, dict) else str(n): c["text"] if isinstance(c, dict) else c
+            for n, c in enumerate(row["retrieved_contexts"], start=1)
+        }
         for row in read_jsonl(folder / "data.jsonl")
     }
     gold = {row["sample_id"]: row["gold"] for row in read_jsonl(folder / "gold.jsonl")}
@@ -491,7 +494,7 @@ def lfqa_gate(folder: Path) -> dict[str, Any]:
         "balanced_accuracy_after": balanced(2),
     }
     print(
-        f"LFQA ({answers} answers, {len(pairs)} claims): {found['overturned']} of "
+        f"{folder.name} ({answers} answers, {len(pairs)} claims): {found['overturned']} of "
         f"{found['counted']} counted claims overturned ({found['overturned_gold_supported']} "
         f"supported by the annotators); balanced accuracy {found['balanced_accuracy_before']:.4f}"
         f" -> {found['balanced_accuracy_after']:.4f}"

@@ -160,3 +160,11 @@ def test_zero_width_characters_the_rules_read_through_leave_prose_plain() -> Non
 def test_a_role_transcript_counts_as_layout_only_where_a_turn_says_something() -> None:
     assert not_plain('A tool result holds {"role": "assistant", "function_call": {...}}.') == ""
     assert not_plain('{"role": "assistant", "content": "Understood."}') == "machine layout"
+
+
+def test_a_url_query_and_a_sum_are_not_key_value_layout() -> None:
+    """Found on LFQA documents: a link's query string and arithmetic read as key=value lines
+    and refused claims the annotators support."""
+    assert not_plain("Buy it at http://shop.com/p.aspx?Item=N82E1&Tpk=Ceton today.") == ""
+    assert not_plain("Two bytes are 16 bits (2 x 8=16), ten are 80 (10 x 8=80).") == ""
+    assert not_plain("verdict=supported claim=1") == "machine layout"

@@ -104,7 +104,8 @@ _LAYOUT = re.compile(
     r"[{,]\s*[\"'](?:content|arguments|tool_calls?|@type|@context)[\"']\s*:\s*(?!null\b)"
     r"|<(?!/?(?:" + _HTML + r")\b)/?[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # tags that are not HTML's
     r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|<[^<>]*\shidden[\s>=]"  # scripts, hidden
-    r"|\b[A-Za-z_]\w*=\w+\b.*\b[A-Za-z_]\w*=\w+\b"  # key=value pairs (not sums: 2 x 8=16)
+    # key=value pairs (not sums, 2 x 8=16, nor a URL's query, ?item=1&tpk=2)
+    r"|(?<![?&;])\b[A-Za-z_]\w*=\w+\b.*(?<![?&;])\b[A-Za-z_]\w*=\w+\b"
     r"|^\s*(?:def|return|var|let|const|function|import)\s+[\w(]"  # code
     r"|(?:^|\s)(?:\#|//)\s+\w+|(?:^|[}\s])%\s+[a-z]"  # comments
     r"|\d\d:\d\d:\d\d[,.]\d+\s*-->|\d{4}-\d\d-\d\dt\d\d:\d\d"  # subtitles, log lines
