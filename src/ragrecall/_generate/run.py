@@ -237,25 +237,7 @@ def generate(
         recall: the ``ContextRecall`` that checks the references (default: one on ``judge``).
         prompts: generation prompts by kind, replacing ``ragrecall._generate.prompts.PROMPTS``.
     """
-    run = _prepare(
-        corpus,
-        n,
-        judge=judge,
-        out=out,
-        rejected_out=rejected_out,
-        mix=mix,
-        seed=seed,
-        chunk_size=chunk_size,
-        chunk_overlap=chunk_overlap,
-        max_overlap=max_overlap,
-        duplicate_threshold=duplicate_threshold,
-        max_calls=max_calls,
-        max_tokens=max_tokens,
-        max_attempts=max_attempts,
-        recall=recall,
-        prompts=prompts,
-        show_progress=show_progress,
-    )
+    run = _prepare(**locals())  # the arguments, checked and read in once
     return run_sync(run.steps(), run.recall.policy)
 
 
@@ -281,25 +263,7 @@ async def agenerate(
 ) -> GenerationReport:
     """``generate`` with the judge's calls awaited: the same steps, so the same items for a
     seed."""
-    run = _prepare(
-        corpus,
-        n,
-        judge=judge,
-        out=out,
-        rejected_out=rejected_out,
-        mix=mix,
-        seed=seed,
-        chunk_size=chunk_size,
-        chunk_overlap=chunk_overlap,
-        max_overlap=max_overlap,
-        duplicate_threshold=duplicate_threshold,
-        max_calls=max_calls,
-        max_tokens=max_tokens,
-        max_attempts=max_attempts,
-        recall=recall,
-        prompts=prompts,
-        show_progress=show_progress,
-    )
+    run = _prepare(**locals())  # the arguments, checked and read in once
     return await run_async(run.steps(), run.recall.policy)
 
 
