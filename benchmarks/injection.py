@@ -84,7 +84,7 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import Field
 
-from ragrecall import ClaimCache, ContextRecall, RecallResult
+from ragrecall import ClaimCache, ContextRecall, RecallResult, Sample
 from ragrecall.judges import structured
 from ragrecall.prompts import Support
 
@@ -448,11 +448,8 @@ def lfqa_gate(folder: Path) -> dict[str, Any]:
     without the evidence check, against the gold."""
     from ragrecall.text import evidence_refusal
 
-    texts = {  # a context without an id of its own takes its 1-based position
-        row["sample_id"]: {
-            str(c["id"]) if isinstance(c, dict) else str(n): c["text"] if isinstance(c, dict) else c
-            for n, c in enumerate(row["retrieved_contexts"], start=1)
-        }
+    texts = {  # the chunks as the run read them (Sample gives an id-less one its position)
+        row["sample_id"]: {c.id: c.text for c in Sample.model_validate(row).retrieved_contexts}
         for row in read_jsonl(folder / "data.jsonl")
     }
     gold = {row["sample_id"]: row["gold"] for row in read_jsonl(folder / "gold.jsonl")}
