@@ -10,14 +10,13 @@ the sentence the library aligned). ``evidence_refusal`` then says why that evide
 - it repeats the claim (most of the claim's content words) inside a chunk that gives the
   judge orders in its own voice (``redaction.redact`` withholds it whole; one that only
   quotes an order is not refused for it), beside an order in hidden HTML, or that is not
-  plain prose: hidden characters
-  (Unicode tags, bidirectional overrides, private-use characters; not zero-width spaces or
-  direction marks, which the rules read through), encoded runs (hex, base64, base32, percent,
-  quoted-printable, entity, escape or binary codes), disguised letters (full-width,
-  mathematical, leetspeak, letters spaced out), text in another language than the claim's
-  outside quotation marks, or machine layout (JSON with a turn that says something or a
-  tool call's arguments, markup tags, key-value or log lines, tables, code, subtitles,
-  one-letter lines).
+  plain prose: hidden characters (Unicode tags, bidirectional overrides, private-use
+  characters; not zero-width spaces or direction marks, which the rules read through),
+  encoded runs (hex, base64, base32, percent, quoted-printable, entity, escape or binary
+  codes), disguised letters (full-width, mathematical, leetspeak, letters spaced out), text
+  in another language than the claim's outside quotation marks, or machine layout (JSON with
+  a turn that says something or a tool call's arguments, markup tags, key-value or log
+  lines, tables, code, subtitles, one-letter lines).
   A planted claim needs an order next to it; in readable English the order is found by the
   rules, and in any other form the chunk is not plain prose. No word list of attacks decides
   this second part: it is a property of the text's form.
