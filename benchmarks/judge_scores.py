@@ -3,10 +3,13 @@ judge's scores (``ppi.py --real``, ``intervals.py``, calibration figures).
 
     python benchmarks/judge_scores.py --out benchmarks/out/lfqa600 [--bench lfqa] [--limit 600]
     python benchmarks/judge_scores.py --out benchmarks/out/ab-dev --bench attributionbench
+    python benchmarks/judge_scores.py --out benchmarks/out/ab-small --bench attributionbench \
+        --split both --source LFQA --source AttributedQA
 
 Writes ``DIR/data.jsonl`` (the answers in a random order fixed by ``--seed``: lfqa, each
 answer's labelled sentences as locked claims and the question's documents as contexts;
-attributionbench, each dev row as a one-claim answer), ``DIR/gold.jsonl`` (per answer: the
+attributionbench, each row of ``--split`` (dev, test or both) as a one-claim answer, only
+those of the ``--source`` given, if any), ``DIR/gold.jsonl`` (per answer: the
 majority label of each claim, every annotator's labels for lfqa, the source for
 attributionbench) and runs ``ragrecall eval`` on it with ``--out DIR/results.jsonl``: every
 finished answer is saved at once, and running the same command again goes on where it
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +35,8 @@ def main() -> int:
     parser.add_argument("--data", help="the shared datasets folder")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/out/lfqa600"))
     parser.add_argument("--bench", default="lfqa", choices=sorted(EXTRA))
-    parser.add_argument("--split", default="dev", choices=["dev", "test"])
+    parser.add_argument("--split", default="dev", choices=["dev", "test", "both"])
+    parser.add_argument("--source", action="append", help="attributionbench: keep this source")
     parser.add_argument("--limit", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--judge", default="local", help="passed to `ragrecall eval --judge`")
@@ -44,7 +49,16 @@ def main() -> int:
     if args.bench == "lfqa":
         answers = lfqa_answers(root, args.limit, args.seed)
     else:
-        answers = attributionbench_rows(root, args.split, args.limit, args.seed)
+        splits = ["dev", "test"] if args.split == "both" else [args.split]
+        answers = [
+            a
+            for split in splits
+            for a in attributionbench_rows(root, split, 10**9, args.seed)
+            if args.source is None or a["source"] in args.source
+        ]
+        if len(splits) > 1:
+            random.Random(args.seed).shuffle(answers)
+        answers = answers[: args.limit]
     extra = EXTRA[args.bench]
     with (args.out / "data.jsonl").open("w") as data, (args.out / "gold.jsonl").open("w") as gold:
         for a in answers:
