@@ -94,6 +94,16 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     )
     # no change is no resolution
     assert not accept_rewrite(claim, claim, REFERENCE)
+    # nor a referent the claim already names: the judge picked the wrong name
+    python = "Python was created by Guido van Rossum. Its name comes from Monty Python."
+    assert not accept_rewrite(
+        "Its name comes from Monty Python.",
+        "Monty Python's name comes from Monty Python.",
+        python,
+    )
+    assert accept_rewrite(
+        "Its name comes from Monty Python.", "Python's name comes from Monty Python.", python
+    )
 
 
 def test_the_referring_words_are_replaced_by_the_referent() -> None:

@@ -178,7 +178,9 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     """Whether ``rewrite`` only resolves references of ``original``: the words it drops are
     reference words ("they", "the company"'s "the"), and each referent it inserts (split at
     "and", "nor", "of", commas; a possessive's "'s" dropped) appears verbatim in
-    ``reference``. A rewrite that changes nothing is not a resolution."""
+    ``reference``. A rewrite that changes nothing is not a resolution, nor one whose referent
+    the claim already names ("Its name comes from Monty Python." does not become "Monty
+    Python's name comes from Monty Python.")."""
     a = [t.casefold() for t in _tokens(original)]
     b_raw = _tokens(rewrite)
     b = [t.casefold() for t in b_raw]
@@ -197,12 +199,26 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     if not all(kept):
         return False
     haystack = _norm(" ".join(_tokens(reference)))
+    named = _names(original)
     for span in inserted:
-        for part in _JOINERS.split(span.replace(" 's", "").replace(" '", "")):
+        name = span.replace(" 's", "").replace(" '", "")
+        if _article(name) in named:
+            return False
+        for part in _JOINERS.split(name):
             part = re.sub(r"'s?$", "", part.strip())
             if part and not _is_punct(part) and f" {_norm(part)} " not in f" {haystack} ":
                 return False
     return True
+
+
+def _names(text: str) -> set[str]:
+    """The capitalised runs of ``text`` ("Monty Python", not its "Python"), normalised."""
+    return {_article(run) for run in re.findall(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*", text)}
+
+
+def _article(name: str) -> str:
+    """``name`` normalised without a leading "the" or a trailing possessive."""
+    return re.sub(r"^the\s+|'s?$", "", _norm(name))
 
 
 def _is_punct(text: str) -> bool:
