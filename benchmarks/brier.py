@@ -91,11 +91,12 @@ def draws(cs: list[dict[str, Any]], n: int, count: int, seed: int) -> list[dict[
     return rows
 
 
-def shifted(cs: list[dict[str, Any]], n: int, seed: int, share: float) -> dict[str, float]:
+def shifted(cs: list[dict[str, Any]], n: int, seed: int, share: float) -> dict[str, Any]:
     """A label shift: ``n`` labels drawn at the data's own share of supported claims; the other
-    claims thinned at random, by class, to ``share`` supported (what a retriever that finds
-    less would give, if a supported claim looks the same to the judge). The profile applied to
-    them with and without EM's prior shift."""
+        claims thinned at random, by class, to ``share`` supported (what a retriever that finds
+        less would give, if a supported claim looks the same to the judge). The profile applied to
+        them with and without EM's prior shift (``data_prior_em`` None: calibrate kept the raw P,
+    so it did not shift)."""
     rng = random.Random(seed)
     order = list(range(len(cs)))
     rng.shuffle(order)
@@ -112,7 +113,7 @@ def shifted(cs: list[dict[str, Any]], n: int, seed: int, share: float) -> dict[s
     y = [c["y"] for c in target]
     return {
         "labels_prior": plain.labels_prior or 0.0,
-        "data_prior_em": moved.data_prior or 0.0,
+        "data_prior_em": moved.data_prior,
         "data_prior_true": sum(y) / len(y),
         "brier_raw": brier_score([c["p"] for c in target], y),
         "brier_cal": brier_score([plain.scale(c["p"]) for c in target], y),
@@ -169,9 +170,11 @@ def main() -> int:
         f"{platt_ok}/{args.draws} draws"
     )
     shift = shifted(cs, max(args.labels, 100), args.seed, args.shift_to)
+    em = shift["data_prior_em"]
+    found = "no shift, P stays raw" if em is None else f"EM finds {em:.3f}"
     print(
         f"prior shift (the rest thinned to {args.shift_to:.0%} supported): labels "
-        f"{shift['labels_prior']:.3f} supported, EM finds {shift['data_prior_em']:.3f} "
+        f"{shift['labels_prior']:.3f} supported, {found} "
         f"(true {shift['data_prior_true']:.3f}); Brier raw {shift['brier_raw']:.4f}, "
         f"calibrated {shift['brier_cal']:.4f}, calibrated + shift {shift['brier_shifted']:.4f}"
     )
