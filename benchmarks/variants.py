@@ -107,7 +107,7 @@ def from_baseline(
 ) -> list[dict[str, Any]]:
     """Rows as ``main`` writes them, with each base verdict read from the baseline run and only
     the variants asked (through the metric's own ``Refiner``, passages rendered as it renders
-    them: the first window; LFQA's contexts fit one)."""
+    them; a sample whose passages span several windows is skipped)."""
     from ragrecall import ClaimCache, ContextRecall, Usage
     from ragrecall._data import to_sample
     from ragrecall._judge.drive import Reply, run_sync
@@ -134,7 +134,11 @@ def from_baseline(
             continue
         sample = to_sample(raw)
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
-        window = pack(chunks, metric.window_tokens or context_window(metric.judge))[0]
+        windows = pack(chunks, metric.window_tokens or context_window(metric.judge))
+        if len(windows) > 1:  # the baseline's verdict may come from any of them
+            print(f"  {n}: {sid} spans {len(windows)} windows; skipped")
+            continue
+        window = windows[0]
         passages = metric.render_passages(window)
         usage = Usage()
         start = time.perf_counter()
