@@ -8,7 +8,8 @@ The corpus: every document of ``lfqa_verification/docs/docs-webgpt.json`` in the
 datasets (unique by ``doc_id``), written as a JSONL corpus; skipped cleanly when absent. The run
 writes ``WORKDIR/testset.jsonl`` and ``WORKDIR/rejected.jsonl`` and resumes from them (run the
 same command again to go on; each row carries its attempt's calls, tokens and seconds, so the
-costs below cover every attempt of every run).
+costs below cover every attempt of every run), and the corpus's chunks as
+``WORKDIR/chunks.jsonl`` (for ``compare_retrievers.py --testset --corpus``).
 
 Printed:
 - attempts, accepted and acceptance rate by kind; rejections by reason;
@@ -120,6 +121,9 @@ def main() -> int:
     corpus.write_text("".join(json.dumps(d) + "\n" for d in docs.values()))
     chunks = load_chunks(corpus)
     print(f"corpus: {len(docs)} documents, {len(chunks)} chunks")
+    (args.workdir / "chunks.jsonl").write_text(
+        "".join(json.dumps({"id": c.id, "text": c.text}) + "\n" for c in chunks)
+    )
     judge = make_judge(args)
     out, rejected = args.workdir / "testset.jsonl", args.workdir / "rejected.jsonl"
     start = time.perf_counter()
