@@ -41,9 +41,8 @@ from typing import Any
 
 from _common import add_judge_args, data_dir, make_judge
 
-from ragrecall import ContextRecall, generate
+from ragrecall import Chunk, ContextRecall, generate
 from ragrecall._generate.run import load_chunks
-from ragrecall._schemas import Chunk
 
 KINDS = ("single", "multi_hop", "comparison", "aggregation")
 _WORD = re.compile(r"\w+")
