@@ -104,6 +104,12 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     assert accept_rewrite(
         "Its name comes from Monty Python.", "Python's name comes from Monty Python.", python
     )
+    # nor a rewrite that only drops the article, or repeats the words beside the referent
+    wing = "The hospital opened a new emergency wing in 2022. The building has 40 beds."
+    assert not accept_rewrite("The building has 40 beds.", "Building has 40 beds.", wing)
+    assert not accept_rewrite(
+        "The new emergency wing opened.", "New emergency wing emergency wing opened.", wing
+    )
 
 
 def test_the_referring_words_are_replaced_by_the_referent() -> None:
@@ -116,6 +122,7 @@ def test_the_referring_words_are_replaced_by_the_referent() -> None:
     assert swap("Neither of them married.", "the Wright brothers") == (
         "Neither of the Wright brothers married."
     )
+    assert swap("The larger of the two has 95 moons.", "Jupiter") == "Jupiter has 95 moons."
     assert swap("Their last album was Abbey Road.", "The Beatles") == (
         "The Beatles' last album was Abbey Road."
     )

@@ -90,7 +90,8 @@ _SPANS = [
     ),
     re.compile(
         r"\b((?:the|this|these|those|that)\s+(?:former|latter|other|others|two|three|four|"
-        r"first|second|third|last|larger|smaller|older|newer|pair))\b",
+        r"first|second|third|last|larger|smaller|older|newer|pair)"
+        r"(?:\s+of\s+(?:the\s+two|them|these|those))?)\b",
         re.I,
     ),
     re.compile(r"\b((?:this|these|those)\s+[a-z][a-z-]*)\b", re.I),
@@ -178,13 +179,15 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     """Whether ``rewrite`` only resolves references of ``original``: the words it drops are
     reference words ("they", "the company"'s "the"), and each referent it inserts (split at
     "and", "nor", "of", commas; a possessive's "'s" dropped) appears verbatim in
-    ``reference``. A rewrite that changes nothing is not a resolution, nor one whose referent
-    the claim already names ("Its name comes from Monty Python." does not become "Monty
-    Python's name comes from Monty Python.")."""
+    ``reference``. A rewrite that changes nothing or inserts nothing is not a resolution, nor
+    one whose referent the claim already names ("Its name comes from Monty Python." does not
+    become "Monty Python's name comes from Monty Python."), nor one that puts a referent beside
+    the words it repeats ("The new emergency wing" does not become "New emergency wing
+    emergency wing")."""
     a = [t.casefold() for t in _tokens(original)]
     b_raw = _tokens(rewrite)
     b = [t.casefold() for t in b_raw]
-    if a == b or not b:
+    if a == b or not b or _repeats(b) > _repeats(a):
         return False
     inserted: list[str] = []
     dropped: list[str] = []
@@ -196,7 +199,7 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     # a dropped common noun of a definite description ("the company") is allowed when the
     # rewrite names it from the reference; any other dropped word is a changed fact
     kept = (w in _REFERRING or _is_punct(w) or _described(w, original) for w in dropped)
-    if not all(kept):
+    if not all(kept) or not any(not _is_punct(span) for span in inserted):
         return False
     haystack = _norm(" ".join(_tokens(reference)))
     named = _names(original)
@@ -209,6 +212,17 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
             if part and not _is_punct(part) and f" {_norm(part)} " not in f" {haystack} ":
                 return False
     return True
+
+
+def _repeats(tokens: Sequence[str]) -> int:
+    """How many times a run of one to four words follows itself ("emergency wing emergency
+    wing"): a referent put beside the words it repeats."""
+    return sum(
+        tokens[i : i + n] == tokens[i + n : i + 2 * n]
+        for n in range(1, 5)
+        for i in range(len(tokens) - 2 * n + 1)
+        if not _is_punct(" ".join(tokens[i : i + n]))
+    )
 
 
 def _names(text: str) -> set[str]:
