@@ -11,6 +11,7 @@ from fakes import ScriptedJudge, keyword_reply
 from ragrecall import ClaimCache, ContextRecall
 from ragrecall._metrics.decontext import (
     accept_rewrite,
+    fits,
     needs_context,
     referring_span,
     resolved,
@@ -110,6 +111,27 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     assert not accept_rewrite(
         "The new emergency wing opened.", "New emergency wing emergency wing opened.", wing
     )
+
+
+@pytest.mark.parametrize(
+    ("words", "referent", "expected"),
+    [
+        ("They", "The Beatles", True),
+        ("They", "Apple", True),  # a company as "they": a name
+        ("Both", "the billing-export and log-compaction jobs", True),
+        ("Each of them", "our team", False),  # plural words, a singular description
+        ("The company", "Nokia", True),
+        ("this mission", "the Rosetta mission", True),
+        ("The staff", "The hospital", False),  # a description for another description
+        ("The larger of the two", "Jupiter", True),
+        ("It", "the bridge", True),
+        ("They", " ", False),
+    ],
+)
+def test_a_referent_must_fit_the_words_it_replaces(
+    words: str, referent: str, expected: bool
+) -> None:
+    assert fits(words, referent) is expected
 
 
 def test_the_referring_words_are_replaced_by_the_referent() -> None:

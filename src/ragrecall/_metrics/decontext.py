@@ -37,6 +37,7 @@ __all__ = [
     "accept_rewrite",
     "decontext_chain",
     "decontextualise",
+    "fits",
     "needs_context",
     "referring_span",
     "resolved",
@@ -78,6 +79,10 @@ _REFERRING_TEXT = """they them their theirs themselves it its he she his her him
 that both neither each either all none one of the former latter other others two three four
 first second third last larger smaller older newer pair a an 's"""
 _REFERRING = frozenset(_REFERRING_TEXT.split())
+# Referring words that need a plural referent (or a name: "they" for a company).
+_PLURAL_WORDS = frozenset(
+    {"they", "them", "their", "theirs", "themselves", "both", "neither", "these", "those"}
+)
 # What may join the referents a rewrite inserts ("Orville and Wilbur Wright").
 _JOINERS = re.compile(r"\s*(?:\band\b|\bnor\b|\bor\b|\bof\b|\bthe\b|\ba\b|\ban\b|,|;)\s*", re.I)
 _TOKEN = re.compile(r"\w+(?:[-']\w+)*|'s|[^\w\s]")
@@ -214,6 +219,30 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     return True
 
 
+def fits(words: str, referent: str) -> bool:
+    """Whether ``referent`` can be what ``words`` refer to: not empty; for plural words
+    ("they", "both", "these jobs"), a name or a plural ("A and B", "the jobs"); for a
+    description ("the company", "this mission"), a name or a phrase with its noun ("the Rosetta
+    mission"), not another description ("the hospital" for "the staff")."""
+    tokens = _tokens(referent.strip())
+    if not any(not _is_punct(t) for t in tokens):
+        return False
+    lowered = [w.casefold() for w in _tokens(words)]
+    named = any(t[:1].isupper() for t in tokens[1:]) or (
+        tokens[0][:1].isupper() and tokens[0].casefold() not in {"the", "a", "an", "our", "its"}
+    )
+    if _PLURAL_WORDS.intersection(lowered):
+        plural = {"and", ","} & {t.casefold() for t in tokens} or any(
+            len(t) > 3 and t.endswith("s") and not t.endswith("ss") for t in tokens
+        )
+        if not (named or plural):
+            return False
+    nouns = [w for w in lowered[1:] if w not in _REFERRING]
+    if lowered[0] in {"the", "this", "these", "those", "that"} and nouns:
+        return named or nouns[-1] in {t.casefold() for t in tokens}
+    return True
+
+
 def _repeats(tokens: Sequence[str]) -> int:
     """How many times a run of one to four words follows itself ("emergency wing emergency
     wing"): a referent put beside the words it repeats."""
@@ -262,8 +291,9 @@ def decontextualise(
 ) -> Steps[list[str]]:
     """``claims`` split where compound, then each that does not stand alone resolved: the
     judge names what its referring words stand for (one short call each, the reference as
-    context), the words are replaced, and the result is kept only if ``accept_rewrite`` (the
-    referent verbatim in ``reference``, nothing else changed). Otherwise the claim stays."""
+    context), the words are replaced, and the result is kept only if the referent ``fits`` the
+    words and ``accept_rewrite`` holds (the referent verbatim in ``reference``, nothing else
+    changed). Otherwise the claim stays."""
     out = [part for claim in claims for part in split_compound(claim)]
     for i, claim in enumerate(out):
         for _ in range(_MAX_SPANS):
@@ -277,8 +307,9 @@ def decontextualise(
             except JudgeError:
                 break
             assert isinstance(reply.parsed, Referent)
-            rewrite = resolved(claim, span, reply.parsed.referent)
-            if not reply.parsed.referent.strip() or not accept_rewrite(claim, rewrite, reference):
+            referent = reply.parsed.referent
+            rewrite = resolved(claim, span, referent)
+            if not fits(words, referent) or not accept_rewrite(claim, rewrite, reference):
                 break
             claim = rewrite
         out[i] = claim
