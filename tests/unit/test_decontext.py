@@ -105,6 +105,13 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     assert accept_rewrite(
         "Its name comes from Monty Python.", "Python's name comes from Monty Python.", python
     )
+    # nor a referent the claim already says in lower case
+    oil = "vegi oils boiling point is somewhere around 320 degrees."
+    assert not accept_rewrite(
+        "The boiling point of vegi oil is 320 degrees.",
+        "Vegi oil point of vegi oil is 320 degrees.",
+        oil,
+    )
     # nor a rewrite that only drops the article, or repeats the words beside the referent
     wing = "The hospital opened a new emergency wing in 2022. The building has 40 beds."
     assert not accept_rewrite("The building has 40 beds.", "Building has 40 beds.", wing)
@@ -123,15 +130,22 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
         ("The company", "Nokia", True),
         ("this mission", "the Rosetta mission", True),
         ("The staff", "The hospital", False),  # a description for another description
+        ("The boiling", "Vegi oil", False),  # capitalised by the judge, not a name
         ("The larger of the two", "Jupiter", True),
         ("It", "the bridge", True),
+        ("it", "you", False),  # a pronoun resolves nothing
         ("They", " ", False),
     ],
 )
 def test_a_referent_must_fit_the_words_it_replaces(
     words: str, referent: str, expected: bool
 ) -> None:
-    assert fits(words, referent) is expected
+    reference = (
+        "The Beatles formed in Liverpool. Apple sold phones. Nokia was founded in 1865. The "
+        "hospital hired staff. The Rosetta mission reached a comet. Jupiter is large. vegi oil "
+        "boils at 320 degrees. Don't feel forced to change it, you know."
+    )
+    assert fits(words, referent, reference) is expected
 
 
 def test_the_referring_words_are_replaced_by_the_referent() -> None:

@@ -79,6 +79,13 @@ _REFERRING_TEXT = """they them their theirs themselves it its he she his her him
 that both neither each either all none one of the former latter other others two three four
 first second third last larger smaller older newer pair a an 's"""
 _REFERRING = frozenset(_REFERRING_TEXT.split())
+# What a referent may not be: a pronoun resolves nothing.
+_PRONOUNS = frozenset(
+    {"i", "you", "we", "me", "us", "it", "its", "he", "she", "him", "her", "his", "they", "them"}
+    | {"their", "this", "that", "these", "those", "one", "ones", "your", "our", "my"}
+)
+# Words that are capitalised without being names.
+_FUNCTION = frozenset({"the", "a", "an", "our", "its", "their", "this", "that", "these", "those"})
 # Referring words that need a plural referent (or a name: "they" for a company).
 _PLURAL_WORDS = frozenset(
     {"they", "them", "their", "theirs", "themselves", "both", "neither", "these", "those"}
@@ -207,10 +214,9 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     if not all(kept) or not any(not _is_punct(span) for span in inserted):
         return False
     haystack = _norm(" ".join(_tokens(reference)))
-    named = _names(original)
     for span in inserted:
         name = span.replace(" 's", "").replace(" '", "")
-        if _article(name) in named:
+        if _says(original, name):
             return False
         for part in _JOINERS.split(name):
             part = re.sub(r"'s?$", "", part.strip())
@@ -219,27 +225,32 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
     return True
 
 
-def fits(words: str, referent: str) -> bool:
-    """Whether ``referent`` can be what ``words`` refer to: not empty; for plural words
-    ("they", "both", "these jobs"), a name or a plural ("A and B", "the jobs"); for a
-    description ("the company", "this mission"), a name or a phrase with its noun ("the Rosetta
-    mission"), not another description ("the hospital" for "the staff")."""
-    tokens = _tokens(referent.strip())
-    if not any(not _is_punct(t) for t in tokens):
+def fits(words: str, referent: str, reference: str) -> bool:
+    """Whether ``referent`` can be what ``words`` refer to: not empty and not a pronoun; for
+    plural words ("they", "both", "these jobs"), a name or a plural ("A and B", "the jobs");
+    for a description ("the company", "this mission"), a name or a phrase with its noun ("the
+    Rosetta mission"), not another description ("the hospital" for "the staff"). A name is a
+    capitalised word that ``reference`` never writes in lower case."""
+    tokens = [t for t in _tokens(referent.strip()) if not _is_punct(t)]
+    folded = {t.casefold() for t in tokens}
+    if not folded or folded <= _PRONOUNS:
         return False
     lowered = [w.casefold() for w in _tokens(words)]
-    named = any(t[:1].isupper() for t in tokens[1:]) or (
-        tokens[0][:1].isupper() and tokens[0].casefold() not in {"the", "a", "an", "our", "its"}
+    named = any(
+        t[:1].isupper()
+        and t.casefold() not in _FUNCTION
+        and not re.search(rf"\b{re.escape(t.lower())}\b", reference)
+        for t in tokens
     )
     if _PLURAL_WORDS.intersection(lowered):
-        plural = {"and", ","} & {t.casefold() for t in tokens} or any(
-            len(t) > 3 and t.endswith("s") and not t.endswith("ss") for t in tokens
+        plural = "and" in folded or any(
+            len(t) > 3 and t.endswith("s") and not t.endswith("ss") for t in folded
         )
         if not (named or plural):
             return False
     nouns = [w for w in lowered[1:] if w not in _REFERRING]
     if lowered[0] in {"the", "this", "these", "those", "that"} and nouns:
-        return named or nouns[-1] in {t.casefold() for t in tokens}
+        return named or nouns[-1] in folded
     return True
 
 
@@ -254,14 +265,21 @@ def _repeats(tokens: Sequence[str]) -> int:
     )
 
 
-def _names(text: str) -> set[str]:
-    """The capitalised runs of ``text`` ("Monty Python", not its "Python"), normalised."""
-    return {_article(run) for run in re.findall(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*", text)}
-
-
-def _article(name: str) -> str:
-    """``name`` normalised without a leading "the" or a trailing possessive."""
-    return re.sub(r"^the\s+|'s?$", "", _norm(name))
+def _says(claim: str, name: str) -> bool:
+    """Whether ``claim`` already says ``name`` (whole words, any case, "the" and a possessive
+    aside), other than inside a longer capitalised name ("Python" in "Monty Python")."""
+    target = _norm(re.sub(r"^the\s+|'s?$", "", name.strip(), flags=re.I)).split()
+    words = [re.sub(r"'s?$", "", t) for t in _tokens(claim)]
+    n = len(target)
+    for i in range(len(words) - n + 1):
+        if [w.casefold() for w in words[i : i + n]] != target:
+            continue
+        before = words[i - 1] if i > 0 else ""
+        after = words[i + n] if i + n < len(words) else ""
+        inside = (i > 1 and before[:1].isupper()) or after[:1].isupper()
+        if not inside:
+            return True
+    return False
 
 
 def _is_punct(text: str) -> bool:
@@ -309,7 +327,8 @@ def decontextualise(
             assert isinstance(reply.parsed, Referent)
             referent = reply.parsed.referent
             rewrite = resolved(claim, span, referent)
-            if not fits(words, referent) or not accept_rewrite(claim, rewrite, reference):
+            fitting = fits(words, referent, reference)
+            if not fitting or not accept_rewrite(claim, rewrite, reference):
                 break
             claim = rewrite
         out[i] = claim
