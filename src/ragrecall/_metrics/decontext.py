@@ -10,8 +10,9 @@ another "they". Three steps, in order:
    reference such as "neither of them"); a claim that stands alone costs nothing.
 3. ``decontextualise``: for each flagged claim, one short judge call names what its referring
    words ("they", "the company") stand for, with the reference as context; the library puts
-   the name in their place. The rewrite is kept only if the name appears verbatim in the
-   reference and nothing else changed (``accept_rewrite``); otherwise the original stays, and
+   the name in their place. The rewrite is kept only if the name fits the words (``fits``: a
+   plural or a name for "they", a name for "the company"), appears verbatim in the reference,
+   and nothing else changed (``accept_rewrite``); otherwise the original stays, and
    ``needs_context`` keeps marking it. (A small judge asked to rewrite whole claims mostly
    copies them back unchanged: naming the referent is the smaller task.)
 """
