@@ -159,6 +159,9 @@ def test_the_referring_words_are_replaced_by_the_referent() -> None:
         "Neither of the Wright brothers married."
     )
     assert swap("The larger of the two has 95 moons.", "Jupiter") == "Jupiter has 95 moons."
+    assert swap("Neither of these worked.", "the two fixes") == "Neither of the two fixes worked."
+    # "these" before a noun is a determiner: the description is the span, not the word
+    assert referring_span("In either of these sleep positions, it is easier.") == (13, 24)
     assert swap("Their last album was Abbey Road.", "The Beatles") == (
         "The Beatles' last album was Abbey Road."
     )

@@ -95,11 +95,18 @@ _PLURAL_WORDS = frozenset(
 _JOINERS = re.compile(r"\s*(?:\band\b|\bnor\b|\bor\b|\bof\b|\bthe\b|\ba\b|\ban\b|,|;)\s*", re.I)
 _TOKEN = re.compile(r"\w+(?:[-']\w+)*|'s|[^\w\s]")
 
-# "X; Y" and "X, and they Y": a new clause with its own subject after the break.
+# What follows "these" / "those" used as a pronoun: punctuation, the end, or a verb.
+_PRONOUN_NEXT = (
+    r"\s*(?:[,.;:]|$)|\s+(?:was|were|is|are|has|have|had|can|could|will|would|did|do|does"
+    r"|may|might|must|should|also|still|never|[a-z]+ed)\b"
+)
 # The words a referent replaces, most specific first (group 1: the span).
 _SPANS = [
+    # "these" / "those" as pronouns, not determiners ("either of these sleep positions")
     re.compile(
-        r"\b(?:neither|both|each|either|all|none|one|some|most)\s+of\s+(them|these|those)\b", re.I
+        r"\b(?:neither|both|each|either|all|none|one|some|most)\s+of\s+"
+        rf"(them|(?:these|those)(?={_PRONOUN_NEXT}))\b",
+        re.I,
     ),
     re.compile(
         r"\b((?:the|this|these|those|that)\s+(?:former|latter|other|others|two|three|four|"
@@ -117,6 +124,7 @@ _SPANS = [
     re.compile(r"\b(it|its|he|she|his|her|him)\b", re.I),
 ]
 _POSSESSIVE = frozenset({"its", "their", "theirs", "his", "her"})
+# "X; Y" and "X, and they Y": a new clause with its own subject after the break.
 _SEMICOLON = re.compile(r";\s+")
 _CLAUSE = re.compile(
     r",\s+(?:and|but)\s+(?=(?:it|they|he|she|this|these|those|its|their)\s+\w)", re.IGNORECASE
