@@ -521,15 +521,16 @@ def test_a_judge_that_fails_exits_4_and_keeps_what_was_made(
     assert len(out.read_text().splitlines()) == 2
 
 
-def test_the_writers_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
+def test_a_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
     from langchain_openai import ChatOpenAI
 
-    from ragrecall._generate.run import MAX_REPLY_TOKENS, _capped
+    from ragrecall._judge.structured import capped
 
     model = ChatOpenAI(model="m", api_key="none", base_url="http://127.0.0.1:9/v1")  # type: ignore[arg-type]
-    assert _capped(model).max_tokens == MAX_REPLY_TOKENS  # type: ignore[attr-defined]
+    assert capped(model, 400).max_tokens == 400  # type: ignore[attr-defined]
     assert model.max_tokens is None  # a copy
     own = model.model_copy(update={"max_tokens": 50})
-    assert _capped(own) is own
+    assert capped(own, 400) is own
+    assert capped(model, None) is model
     scripted = judge_with()
-    assert _capped(scripted) is scripted
+    assert capped(scripted, 400) is scripted

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
@@ -375,9 +374,8 @@ class _Run:
                     report.stopped = "budget"
                     break
                 if plan.kind not in chains:
-                    writer = _capped(self.recall.judge)
                     chains[plan.kind] = self.templates[plan.kind] | structured(
-                        writer, QuestionAnswer
+                        self.recall.judge, QuestionAnswer, max_tokens=ITEM_REPLY_TOKENS
                     )
                 usage, began = Usage(), time.perf_counter()
                 kept = [r["user_input"] for r in report.items]
@@ -415,14 +413,7 @@ class _Run:
 
 
 # A question and a short answer fit in far fewer; a small model that loses its way stops here.
-MAX_REPLY_TOKENS = 400
-
-
-def _capped(judge: BaseChatModel) -> BaseChatModel:
-    """The judge with its reply capped at MAX_REPLY_TOKENS, where it takes ``max_tokens``."""
-    if getattr(judge, "max_tokens", 0) is not None or "max_tokens" not in type(judge).model_fields:
-        return judge
-    return judge.model_copy(update={"max_tokens": MAX_REPLY_TOKENS})
+ITEM_REPLY_TOKENS = 400
 
 
 def _tokens(sources: Sequence[Chunk]) -> int:

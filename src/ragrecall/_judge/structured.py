@@ -7,7 +7,9 @@ followed by a parser that finds the JSON in fenced or chatty text. ``ChatOpenAI`
 into the raw request body, and their reply validated here: the request
 ``with_structured_output`` sends, at under half its client CPU per call (it rebuilds the
 schema, has the OpenAI client walk it, and runs five nested runnables, on every call), which
-is what limits a run with 32 requests in flight.
+is what limits a run with 32 requests in flight. ``max_tokens`` caps the reply where the model
+takes that field and its owner set none, so a small judge that loses its way stops there
+instead of writing until its context is full.
 """
 
 from __future__ import annotations
@@ -26,15 +28,26 @@ from pydantic import BaseModel, ValidationError
 
 from .._errors import JudgeError
 
-__all__ = ["chat_completions", "extract_json", "parse_reply", "response_format", "structured"]
+__all__ = [
+    "capped",
+    "chat_completions",
+    "extract_json",
+    "parse_reply",
+    "response_format",
+    "structured",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
-def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, dict[str, Any]]:
-    """The model constrained to ``schema``; output ``{"raw", "parsed", "parsing_error"}``."""
+def structured(
+    model: BaseChatModel, schema: type[BaseModel], *, max_tokens: int | None = None
+) -> Runnable[Any, dict[str, Any]]:
+    """The model constrained to ``schema``, its reply ``capped`` at ``max_tokens``; output
+    ``{"raw", "parsed", "parsing_error"}``."""
+    model = capped(model, max_tokens)
     if chat_completions(model):
         # In the raw request body: the OpenAI client would walk the schema on every call.
         extra_body = {**(model.extra_body or {}), "response_format": response_format(schema)}
@@ -45,6 +58,16 @@ def structured(model: BaseChatModel, schema: type[BaseModel]) -> Runnable[Any, d
     except NotImplementedError:
         return model | RunnableLambda(partial(_fallback, schema=schema), name="parse_json")
     return native | RunnableLambda(partial(_salvage, schema=schema), name="salvage_json")
+
+
+def capped(model: BaseChatModel, max_tokens: int | None) -> BaseChatModel:
+    """A copy of ``model`` whose reply stops at ``max_tokens``, where it has a ``max_tokens``
+    field left unset; otherwise ``model`` itself (its owner's limit, or none to set)."""
+    if max_tokens is None or "max_tokens" not in type(model).model_fields:
+        return model
+    if getattr(model, "max_tokens", None) is not None:
+        return model
+    return model.model_copy(update={"max_tokens": max_tokens})
 
 
 def chat_completions(model: BaseChatModel) -> TypeGuard[ChatOpenAI | AzureChatOpenAI]:

@@ -34,13 +34,18 @@ __all__ = [
 ]
 
 ClaimMode = Literal["atomic", "sentences"]
+# A reference's claims restate it: a reply past this is a judge that lost its way (the
+# embedded judge once wrote 3,500 tokens for a one-sentence reference, until its context was
+# full). A cut reply fails to parse, and the claims come from the reference's sentences.
+CLAIMS_REPLY_TOKENS = 1024
 
 
 def decomposition_chain(
     judge: BaseChatModel, prompt: ChatPromptTemplate = DECOMPOSE_PROMPT
 ) -> Runnable[dict[str, Any], dict[str, Any]]:
-    """LCEL: ``{"question", "reference"}`` -> ``{"raw", "parsed": Claims, "parsing_error"}``."""
-    return prompt | structured(judge, Claims)
+    """LCEL: ``{"question", "reference"}`` -> ``{"raw", "parsed": Claims, "parsing_error"}``,
+    the reply capped at CLAIMS_REPLY_TOKENS."""
+    return prompt | structured(judge, Claims, max_tokens=CLAIMS_REPLY_TOKENS)
 
 
 class ClaimCache:

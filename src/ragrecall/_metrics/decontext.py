@@ -305,10 +305,13 @@ def _described(word: str, original: str) -> bool:
 def decontext_chain(
     judge: BaseChatModel, prompt: ChatPromptTemplate = DECONTEXT_PROMPT
 ) -> Runnable[dict[str, Any], dict[str, Any]]:
-    """LCEL: ``{"reference", "claim", "words"}`` -> ``{"raw", "parsed": Referent, ...}``."""
-    return prompt | structured(judge, Referent)
+    """LCEL: ``{"reference", "claim", "words"}`` -> ``{"raw", "parsed": Referent, ...}``,
+    the reply capped at REFERENT_REPLY_TOKENS."""
+    return prompt | structured(judge, Referent, max_tokens=REFERENT_REPLY_TOKENS)
 
 
+# A referent is a few words of the reference.
+REFERENT_REPLY_TOKENS = 100
 # A claim may hold two references ("They named the first ..."): each is asked for in turn.
 _MAX_SPANS = 2
 
