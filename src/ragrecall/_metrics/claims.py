@@ -36,7 +36,7 @@ __all__ = [
 ClaimMode = Literal["atomic", "sentences"]
 # A reference's claims restate it: a reply past this is a judge that lost its way (the
 # embedded judge once wrote 3,500 tokens for a one-sentence reference, until its context was
-# full). A cut reply fails to parse, and the claims come from the reference's sentences.
+# full). A cut reply fails to parse: asked again once, then the sample is unscorable.
 CLAIMS_REPLY_TOKENS = 1024
 
 
