@@ -6,9 +6,9 @@
 
 A small corpus written for this benchmark (``retriever_topics.json``: 20 tasks, each with a
 question and a reference of three short facts, each stated in its own document; distractors) in a
-real ``langchain_core.vectorstores.InMemoryVectorStore`` on ``langchain_ragrecall``'s
-``HashingEmbeddings``. Retriever A is ``as_retriever(search_kwargs={"k": K_GOOD})`` (4: brings back
-the three facts), retriever B the same store at ``k = K_BAD`` (1: one fact at most), a deliberately
+real ``langchain_core.vectorstores.InMemoryVectorStore`` on the tests' ``HashingEmbeddings``
+(``testkit/``). Retriever A is ``as_retriever(search_kwargs={"k": K_GOOD})`` (4: brings back the
+three facts), retriever B the same store at ``k = K_BAD`` (1: one fact at most), a deliberately
 degraded candidate. ``--testset`` and ``--corpus`` replace the hand-written tasks and documents by
 a generated test set and the chunks it was generated from (``generate.py`` writes both:
 ``testset.jsonl``, ``chunks.jsonl``); a task's facts are then its source chunks
@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "testkit"))  # HashingEmbeddings
 
 from _common import commit, write_json
 
@@ -70,9 +71,9 @@ TASKS: list[dict[str, Any]] = CORPUS["tasks"]
 
 def build_store(documents: Sequence[dict[str, str]]) -> Any:
     """The documents in an ``InMemoryVectorStore`` on ``HashingEmbeddings``."""
+    from hashing_embeddings import HashingEmbeddings
     from langchain_core.documents import Document
     from langchain_core.vectorstores import InMemoryVectorStore
-    from langchain_ragrecall import HashingEmbeddings
 
     store = InMemoryVectorStore(HashingEmbeddings())
     store.add_documents([Document(d["text"], id=d["id"]) for d in documents])
