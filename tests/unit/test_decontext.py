@@ -160,6 +160,10 @@ def test_the_referring_words_are_replaced_by_the_referent() -> None:
     )
     assert swap("The larger of the two has 95 moons.", "Jupiter") == "Jupiter has 95 moons."
     assert swap("Neither of these worked.", "the two fixes") == "Neither of the two fixes worked."
+    # "the first" before a noun is a description ("the first number"), not an ordinal alone
+    assert referring_span("The first number will stand out.") == (0, 16)
+    prices = "Look at the prices: the first number stands out."
+    assert not fits("The first number", "Prices", prices)
     # "these" before a noun is a determiner: the description is the span, not the word
     assert referring_span("In either of these sleep positions, it is easier.") == (13, 24)
     assert swap("Their last album was Abbey Road.", "The Beatles") == (

@@ -111,12 +111,13 @@ _SPANS = [
     re.compile(
         r"\b((?:the|this|these|those|that)\s+(?:former|latter|other|others|two|three|four|"
         r"first|second|third|last|larger|smaller|older|newer|pair)"
-        r"(?:\s+of\s+(?:the\s+two|them|these|those))?)\b",
+        rf"(?:\s+of\s+(?:the\s+two|them|these|those))?)\b{_ALONE}",
         re.I,
     ),
     re.compile(r"\b((?:this|these|those)\s+[a-z][a-z-]*)\b", re.I),
     re.compile(r"^\W*((?:all|both)\s+(?:two|three|four|five))\b", re.I),
-    re.compile(r"^\W*([Tt]he\s+[a-z][a-z-]*)\b(?!\s+(?:of|in|at|for|from)\b)"),
+    # "the first number": the ordinal's noun belongs to the description
+    re.compile(rf"^\W*([Tt]he\s+(?:{_ORDINAL}\s+)?[a-z][a-z-]*)\b(?!\s+(?:of|in|at|for|from)\b)"),
     re.compile(r"\b(they|them|their|theirs|themselves)\b", re.I),
     re.compile(
         r"^\W*(it|its|he|she|his|her|this|these|those|that|both|neither|each|all|either)\b", re.I
