@@ -88,9 +88,7 @@ _PRONOUNS = frozenset(
 # Words that are capitalised without being names.
 _FUNCTION = frozenset({"the", "a", "an", "our", "its", "their", "this", "that", "these", "those"})
 # Referring words that need a plural referent (or a name: "they" for a company).
-_PLURAL_WORDS = frozenset(
-    {"they", "them", "their", "theirs", "themselves", "both", "neither", "these", "those"}
-)
+_PLURAL_WORDS = frozenset(_PLURAL.split("|")) | {"both", "neither", "these", "those"}
 # What may join the referents a rewrite inserts ("Orville and Wilbur Wright").
 _JOINERS = re.compile(r"\s*(?:\band\b|\bnor\b|\bor\b|\bof\b|\bthe\b|\ba\b|\ban\b|,|;)\s*", re.I)
 _TOKEN = re.compile(r"\w+(?:[-']\w+)*|'s|[^\w\s]")
