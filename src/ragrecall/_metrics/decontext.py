@@ -92,6 +92,7 @@ _PLURAL_WORDS = frozenset(_PLURAL.split("|")) | {"both", "neither", "these", "th
 # What may join the referents a rewrite inserts ("Orville and Wilbur Wright").
 _JOINERS = re.compile(r"\s*(?:\band\b|\bnor\b|\bor\b|\bof\b|\bthe\b|\ba\b|\ban\b|,|;)\s*", re.I)
 _TOKEN = re.compile(r"\w+(?:[-']\w+)*|'s|[^\w\s]")
+_OWNER = re.compile(r"'s?$")  # a possessive's ending
 
 # What follows "these" / "those" used as a pronoun: punctuation, the end, or a verb.
 _PRONOUN_NEXT = (
@@ -227,7 +228,7 @@ def accept_rewrite(original: str, rewrite: str, reference: str) -> bool:
         if _says(original, name):
             return False
         for part in _JOINERS.split(name):
-            part = re.sub(r"'s?$", "", part.strip())
+            part = _OWNER.sub("", part.strip())
             if part and not _is_punct(part) and f" {_norm(part)} " not in f" {haystack} ":
                 return False
     return True
@@ -277,7 +278,7 @@ def _says(claim: str, name: str) -> bool:
     """Whether ``claim`` already says ``name`` (whole words, any case, "the" and a possessive
     aside), other than inside a longer capitalised name ("Python" in "Monty Python")."""
     target = _norm(re.sub(r"^the\s+|'s?$", "", name.strip(), flags=re.I)).split()
-    words = [re.sub(r"'s?$", "", t) for t in _tokens(claim)]
+    words = [_OWNER.sub("", t) for t in _tokens(claim)]
     n = len(target)
     for i in range(len(words) - n + 1):
         if [w.casefold() for w in words[i : i + n]] != target:
