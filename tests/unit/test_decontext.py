@@ -9,13 +9,13 @@ import pytest
 from fakes import ScriptedJudge, keyword_reply
 
 from ragrecall import ClaimCache, ContextRecall
+from ragrecall._metrics.compound import split_compound
 from ragrecall._metrics.decontext import (
     accept_rewrite,
     fits,
     needs_context,
     referring_span,
     resolved,
-    split_compound,
 )
 
 REFERENCE = (
@@ -67,9 +67,20 @@ def test_compound_claims_split_where_two_clauses_join() -> None:
         "The city has 165 canals.",
         "They were dug in 1600.",
     ]
+    assert split_compound("Deployments treat pods alike, while StatefulSets name each pod.") == [
+        "Deployments treat pods alike.",
+        "StatefulSets name each pod.",
+    ]
+    assert split_compound("The key was rotated and its old value was revoked.") == [
+        "The key was rotated.",
+        "Its old value was revoked.",
+    ]
     # a list, or a clause too short to be a fact, stays whole
     assert split_compound("It supports A, B, and C.") == ["It supports A, B, and C."]
     assert split_compound("Use it; see below.") == ["Use it; see below."]
+    assert split_compound("The parent company and its subsidiary were fined.") == [
+        "The parent company and its subsidiary were fined."
+    ]
     assert split_compound("Salt and pepper, and oil, are needed.") == [
         "Salt and pepper, and oil, are needed."
     ]

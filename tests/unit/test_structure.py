@@ -137,6 +137,27 @@ def test_a_heading_is_context_for_list_fragments_only() -> None:
     ]
 
 
+def test_a_compound_item_is_split_and_each_piece_keeps_its_lead_in_and_label() -> None:
+    reference = (
+        "To open an account:\n1. Fund the account; the 2024 limit is $7,000.\n2. Wait; see below."
+    )
+    assert texts(reference) == [
+        "To open an account, fund the account.",
+        "To open an account, the 2024 limit is $7,000.",
+        "To open an account, wait; see below.",  # a piece under three words splits nothing
+    ]
+    reference = "### Backends\n* `sqlite`: the default; stores data in a single file"
+    assert texts(reference) == [
+        "Backends: `sqlite`: the default.",
+        "Backends: `sqlite`: stores data in a single file.",
+    ]
+    reference = "- Resolution: the certificate was renewed and its auto-renewal was enabled"
+    assert texts(reference) == [
+        "Resolution: the certificate was renewed.",
+        "Resolution: its auto-renewal was enabled.",
+    ]
+
+
 def test_a_heading_before_a_lead_in_is_dropped() -> None:
     reference = "## Deployment\n\nTo deploy to AKS:\n1. Build the image.\n2. Push it."
     assert texts(reference) == ["To deploy to AKS, build the image.", "To deploy to AKS, push it."]

@@ -4,7 +4,8 @@ After the judge splits a reference, a claim may still lean on its neighbours ("T
 touring in 1966.", "The company entered mobile phones.") and be judged against passages about
 another "they". Three steps, in order:
 
-1. ``split_compound``: "X; Y" and "X, and they Y" become two claims (rule, no judge).
+1. ``compound.split_compound``: "X; Y", "X, while Y" and "X, and they Y" become two claims
+   (rule, no judge).
 2. ``needs_context``: a rule finds the claims that do not stand alone (a plural or leading
    pronoun, a demonstrative, a definite description such as "the company", a quantified
    reference such as "neither of them"); a claim that stands alone costs nothing.
@@ -33,6 +34,7 @@ from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
 from .._schemas import Usage
 from ..prompts import DECONTEXT_PROMPT, Referent
+from .compound import split_compound
 
 __all__ = [
     "accept_rewrite",
@@ -42,7 +44,6 @@ __all__ = [
     "needs_context",
     "referring_span",
     "resolved",
-    "split_compound",
 ]
 
 # Words that point outside the claim wherever they stand.
@@ -124,11 +125,6 @@ _SPANS = [
     re.compile(r"\b(it|its|he|she|his|her|him)\b", re.I),
 ]
 _POSSESSIVE = frozenset({"its", "their", "theirs", "his", "her"})
-# "X; Y" and "X, and they Y": a new clause with its own subject after the break.
-_SEMICOLON = re.compile(r";\s+")
-_CLAUSE = re.compile(
-    r",\s+(?:and|but)\s+(?=(?:it|they|he|she|this|these|those|its|their)\s+\w)", re.IGNORECASE
-)
 
 
 _SINGULAR = re.compile(r"\b(?:it|its|he|she|his|her|him)\b", re.IGNORECASE)
@@ -164,28 +160,6 @@ def resolved(claim: str, span: tuple[int, int], referent: str) -> str:
     if start == 0 or not claim[:start].strip(" \"'("):
         text = text[:1].upper() + text[1:]
     return claim[:start] + text + claim[end:]
-
-
-def split_compound(claim: str) -> list[str]:
-    """``claim`` split where it joins two facts: at "; " between two clauses of at least three
-    words each, and at ", and" / ", but" followed by a new subject pronoun. Else unchanged."""
-    parts = [claim]
-    for pattern in (_SEMICOLON, _CLAUSE):
-        parts = [piece for part in parts for piece in _split(part, pattern)]
-    return parts
-
-
-def _split(text: str, pattern: re.Pattern[str]) -> list[str]:
-    pieces = [p.strip(" ,;") for p in pattern.split(text)]
-    if len(pieces) < 2 or any(len(p.split()) < 3 for p in pieces):
-        return [text]
-    return [_sentence(p) for p in pieces]
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    text = text[:1].upper() + text[1:]
-    return text if text[-1:] in ".!?" else text + "."
 
 
 def _tokens(text: str) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
+from .compound import split_item
 from .evidence import split_sentences
 
 __all__ = ["Unit", "split_structure"]
@@ -145,12 +146,11 @@ def _list(node: SyntaxTreeNode, lead: str, heading: str = "") -> list[Unit]:
 
 
 def _item(item: SyntaxTreeNode, lead: str, heading: str) -> list[Unit]:
-    """An item with its lead-in folded in; a parent of a nested list is lead-in to each child."""
-    text = _item_text(item)
-    if lead:
-        text = _join(lead, text)
-    elif heading and text and not _ENDED.search(text):  # fragments take the heading as context
-        text = f"{heading}: {text}"
+    """An item with its lead-in folded in (a compound item split first, ``split_item``); a
+    parent of a nested list is lead-in to each child."""
+    raw = _item_text(item)
+    heading = "" if _ENDED.search(raw) else heading  # fragments take the heading as context
+    text = _fold(raw, lead, heading)
     fences = [c for c in item.children if c.type == "fence"]
     for fence in fences:
         text = _with_code(text, fence)
@@ -158,8 +158,19 @@ def _item(item: SyntaxTreeNode, lead: str, heading: str) -> list[Unit]:
     units = [u for child in nested for u in _list(child, text or lead)]
     others = [c for c in item.children if c.type not in (*_LISTS, "paragraph", "fence")]
     single = sum(c.type == "paragraph" for c in item.children) < 2
-    own = [] if nested else [Unit(text if fences else _finish(text), single)]
+    if nested:
+        own = []
+    elif fences or not single:
+        own = [Unit(text if fences else _finish(text), single)]
+    else:
+        own = [Unit(_finish(_fold(piece, lead, heading)), True) for piece in split_item(raw)]
     return own + units + _blocks(others)
+
+
+def _fold(text: str, lead: str, heading: str) -> str:
+    if lead:
+        return _join(lead, text)
+    return f"{heading}: {text}" if heading and text else text
 
 
 def _item_text(item: SyntaxTreeNode) -> str:
