@@ -184,8 +184,9 @@ def main() -> int:
             )
     if args.second_pass and kept:
         second = ContextRecall(judge, strategy="per_claim", evidence="quote", verdict="json")
-        supported = total = 0
-        for r in kept:
+        passed: Counter[str] = Counter()
+        claims: Counter[str] = Counter()
+        for n, r in enumerate(kept, 1):
             pairs = zip(r["reference_context_ids"], r["reference_contexts"], strict=True)
             contexts = [Chunk(id=i, text=t) for i, t in pairs]
             result = second.score(
@@ -195,12 +196,22 @@ def main() -> int:
                     "retrieved_contexts": contexts,
                 }
             )
-            total += len(r["reference_claims"])
-            supported += sum(v.attributed for v in result.verdicts)
-        print(
-            f"\nsecond pass (per-claim JSON verdict + quote): {supported}/{total} claims "
-            f"supported = {supported / max(total, 1):.0%}"
-        )
+            group = "single" if r["question_kind"] == "single" else "multi-chunk"
+            claims[group] += len(r["reference_claims"])
+            for v in result.verdicts:
+                if v.attributed and v.evidence_verified:
+                    passed[group] += 1
+                else:
+                    print(f"  second pass refuses #{n} ({r['question_kind']}): {v.claim!r}")
+            if result.status != "scored":
+                print(f"  second pass: #{n} {result.status}: {result.reason}")
+        for group in ("single", "multi-chunk", "all"):
+            got = passed.total() if group == "all" else passed[group]
+            of = claims.total() if group == "all" else claims[group]
+            print(
+                f"second pass (per-claim JSON verdict + quote found in the chunk), {group}: "
+                f"{got}/{of} claims supported = {got / max(of, 1):.1%}"
+            )
     if args.random_check and single:
         recall = ContextRecall(judge)
         rng = random.Random(args.seed)
