@@ -11,12 +11,11 @@ from fakes import ScriptedJudge, keyword_reply
 from ragrecall import ClaimCache, ContextRecall
 from ragrecall._metrics.compound import split_compound
 from ragrecall._metrics.decontext import (
-    accept_rewrite,
-    fits,
     needs_context,
     referring_span,
     resolved,
 )
+from ragrecall._metrics.rewrite import accept_rewrite, fits
 
 REFERENCE = (
     "Marie and Pierre Curie discovered polonium and radium in 1898. They named the first "
