@@ -273,11 +273,12 @@ def main() -> int:
 
     store = build_store(documents)
     data = {}
+    chosen = tasks[: args.questions]
     for name, k in (("A", args.k_good), ("B", args.k_bad)):
-        rows = dataset(store.as_retriever(search_kwargs={"k": k}), tasks[: args.questions])
+        rows = dataset(store.as_retriever(search_kwargs={"k": k}), chosen)
         data[name] = work / f"{name}.jsonl"
         write_rows(data[name], rows)
-        shares = facts_found(rows, tasks)
+        shares = facts_found(rows, chosen)
         print(
             f"retriever {name} (k={k}): {args.questions} questions, reference facts among the "
             f"retrieved documents {sum(shares) / len(shares):.3f} on average, all found on "
