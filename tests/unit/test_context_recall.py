@@ -80,6 +80,27 @@ def test_malformed_twice_is_unscorable_with_reason() -> None:
     assert result.usage.calls == 2
 
 
+@pytest.mark.parametrize(
+    ("split_reply", "why"),
+    [
+        ('{"claims": ["The Eiffel Tower is', "the judge's claims were invalid"),  # cut
+        ({"claims": []}, "the judge returned no claims"),
+    ],
+)
+def test_no_usable_claims_from_the_judge_leaves_the_sentences(split_reply: Any, why: str) -> None:
+    def reply(messages: Any) -> Any:
+        if str(messages[0].content).startswith("You split an answer"):
+            return AIMessage(content=split_reply) if isinstance(split_reply, str) else split_reply
+        return keyword_reply(messages)
+
+    cache = ClaimCache()
+    result = metric(ScriptedJudge(reply=reply), claims="atomic", cache=cache).score(SAMPLE)
+    assert result.status == "scored" and result.score == 0.5
+    assert result.claims == ["The Eiffel Tower is in Paris.", "The Eiffel Tower is made of gold."]
+    assert result.reason.startswith(why) and "used the reference's sentences" in result.reason
+    assert len(cache) == 0  # the fallback is not stored: the next run asks the judge again
+
+
 def test_wrong_schema_is_unscorable() -> None:
     result = metric(ScriptedJudge(reply=lambda m: {"verdict": "yes"}), claims="sentences").score(
         SAMPLE

@@ -252,10 +252,10 @@ def first_only(found: dict[int, str]) -> Any:
     return {**writer(found), "answer": sentences[0] + ". " + sentences[1].rstrip(".") + "."}
 
 
-def no_claims(messages: Sequence[BaseMessage]) -> Any:
-    """A judge that cannot decompose: the reference cannot be checked."""
+def no_verdicts(messages: Sequence[BaseMessage]) -> Any:
+    """A judge that decomposes but gives no valid verdict: the reference cannot be checked."""
     human = str(messages[1].content)
-    return {"nonsense": 1} if human.startswith("Question:") else keyword_reply(messages)
+    return keyword_reply(messages) if human.startswith("Question:") else {"nonsense": 1}
 
 
 def cites_last(messages: Sequence[BaseMessage]) -> Any:
@@ -281,7 +281,7 @@ def cites_last(messages: Sequence[BaseMessage]) -> Any:
         (judge_with(copying), {"single": 1}, "copies_chunk"),
         (judge_with(naming), {"single": 1}, "names_source"),
         (judge_with(lambda found: writer({1: found[1]})), {"single": 1}, "duplicate"),
-        (judge_with(check=no_claims, name="no-claims"), {"single": 1}, "unscorable"),
+        (judge_with(check=no_verdicts, name="no-verdicts"), {"single": 1}, "unscorable"),
         (judge_with(unsupported), {"single": 1}, "unsupported"),
         (judge_with(first_only), {"multi_hop": 1}, "one_chunk_suffices"),
     ],

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from .._errors import JudgeError
 from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
 from .._schemas import ClaimSet, Usage
@@ -36,7 +37,8 @@ __all__ = [
 ClaimMode = Literal["atomic", "sentences"]
 # A reference's claims restate it: a reply past this is a judge that lost its way (the
 # embedded judge once wrote 3,500 tokens for a one-sentence reference, until its context was
-# full). A cut reply fails to parse: asked again once, then the sample is unscorable.
+# full). A cut reply fails to parse: asked again once, then the reference's sentences are
+# its claims, with a note that says why.
 CLAIMS_REPLY_TOKENS = 1024
 
 
@@ -162,7 +164,9 @@ def decompose(
     the prose of a reference, on a claim-store miss). With ``decontext``, the judge's claims
     are then made to stand alone (``decontext.decontextualise``: compound claims split, and
     a short call for each word of a claim that refers outside it). ``chain``, ``decontext`` and
-    ``judge_id`` are asked for only then, so a judge is never built for claims that need none."""
+    ``judge_id`` are asked for only then, so a judge is never built for claims that need none.
+    A judge that gives no claims, or an invalid reply twice, leaves the reference's sentences
+    as its claims, with a note that says why (not stored)."""
     units = split_structure(reference)
     prose = "\n\n".join(u.text for u in units if not u.structured)
     first_prose = next((i for i, u in enumerate(units) if not u.structured), len(units))
@@ -174,16 +178,23 @@ def decompose(
     if cached is not None:
         return ClaimSet(claims=cached, source="store")
     call = Call(chain(), {"question": question or "", "reference": prose})
-    reply = yield from ask(call, usage)
+    try:
+        reply = yield from ask(call, usage)
+    except JudgeError as err:  # a reply cut at CLAIMS_REPLY_TOKENS, or no JSON at all
+        return _sentences(given, prose, f"the judge's claims were invalid ({err})")
     assert isinstance(reply.parsed, Claims)
     judged = clean_claims(reply.parsed.claims)
     if judged and decontext is not None:
         judged = clean_claims((yield from decontextualise(judged, prose, decontext(), usage)))
     if not judged:
-        claims = clean_claims([*given, *split_sentences(prose)])
-        note = "the judge returned no claims; used the reference's sentences"
-        return ClaimSet(claims=claims, source="rules", note=note)
+        return _sentences(given, prose, "the judge returned no claims")
     before = sum(u.structured for u in units[:first_prose])
     claims = clean_claims([*given[:before], *judged, *given[before:]])
     claims = cache.put(key, claims)  # another run's, when it kept this task's claims first
     return ClaimSet(claims=claims, source="judge")
+
+
+def _sentences(given: list[str], prose: str, why: str) -> ClaimSet:
+    """The claims when the judge gave none: the structure's and the prose's sentences."""
+    claims = clean_claims([*given, *split_sentences(prose)])
+    return ClaimSet(claims=claims, source="rules", note=f"{why}; used the reference's sentences")

@@ -281,7 +281,8 @@ class ContextRecall(Metric[RecallResult]):
 
     def claim_set(self, sample: Sample | Mapping[str, Any]) -> ClaimSet:
         """The claims ``sample`` is scored against: its ``reference_claims``, the claim
-        store's, or decomposed now (and stored). Judge failures raise JudgeError."""
+        store's, or decomposed now (and stored); an invalid decomposition reply leaves the
+        reference's sentences, with a note. Other judge failures raise."""
         usage = Usage()
         claim_set = run_sync(self._claim_set(to_sample(sample), usage), self.policy)
         return claim_set.model_copy(update={"usage": usage})
