@@ -308,7 +308,7 @@ def main() -> int:
         )
         steps[f"eval {name}"] = {"exit": code, "seconds": seconds}
 
-    small_ids = {task["sample_id"] for task in tasks[: min(args.small, args.questions)]}
+    small_ids = {task["sample_id"] for task in chosen[: args.small]}
     small = {n: work / f"r{n.lower()}-first{args.small}.jsonl" for n in "AB"}
     for name in "AB":
         subset(results[name], small_ids, small[name])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_compound", "split_item"]
+__all__ = ["split_compound"]
 
 _SEMICOLON = re.compile(r";\s+")
 # A new clause after the break: its own subject pronoun, or a contrast ("while", "whereas").
@@ -21,7 +21,6 @@ _VERB = r"\b(?:is|are|was|were|has|have|had)\b"
 _POSSESSIVE_CLAUSE = re.compile(
     rf"\s+and\s+(?=(?:its|their|his|her)\s+(?:[\w-]+\s+){{1,2}}{_VERB})", re.IGNORECASE
 )
-_LABEL = re.compile(r"^([^:;]{1,40}):\s+\S")
 _MIN_WORDS = 3  # a piece shorter than this is no fact of its own ("see below")
 
 
@@ -33,19 +32,6 @@ def split_compound(claim: str) -> list[str]:
     for pattern in (_SEMICOLON, _CLAUSE, _POSSESSIVE_CLAUSE):
         parts = [piece for part in parts for piece in _split(part, pattern)]
     return parts
-
-
-def split_item(text: str) -> list[str]:
-    """A list item's text split like ``split_compound``; a label that opens the item
-    ("`sqlite`: the default; stores data ...") opens each later piece too."""
-    parts = split_compound(text)
-    label = _LABEL.match(text)
-    if label is None or len(parts) < 2:
-        return parts
-    name = label.group(1)
-    return parts[:1] + [
-        p if p.startswith(f"{name}:") else f"{name}: {_lower(p)}" for p in parts[1:]
-    ]
 
 
 def _split(text: str, pattern: re.Pattern[str]) -> list[str]:
@@ -61,8 +47,3 @@ def _sentence(text: str) -> str:
     text = text.strip()
     text = text[:1].upper() + text[1:]
     return text if text[-1:] in ".!?" else text + "."
-
-
-def _lower(text: str) -> str:
-    """Lowercase the first letter ("Stores data"), not an acronym's ("TLS")."""
-    return text[:1].lower() + text[1:] if text[1:2].islower() else text

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-from .compound import split_item
+from .compound import split_compound
 from .evidence import split_sentences
 
 __all__ = ["Unit", "split_structure"]
@@ -29,6 +29,7 @@ _TAIL = re.compile(
     r"|as\s+follows|below)$",
     re.IGNORECASE,
 )
+_LABEL = re.compile(r"^([^:;]{1,40}):\s+\S")  # "`sqlite`: the default"
 _ENDED = re.compile(r"[.!?][\"')\u201d\u2019]?$")
 
 _PURPOSE = {"to", "if", "when", "before", "after", "once", "for", "unless"}
@@ -146,7 +147,7 @@ def _list(node: SyntaxTreeNode, lead: str, heading: str = "") -> list[Unit]:
 
 
 def _item(item: SyntaxTreeNode, lead: str, heading: str) -> list[Unit]:
-    """An item with its lead-in folded in (a compound item split first, ``split_item``); a
+    """An item with its lead-in folded in (a compound item split first, ``_split_item``); a
     parent of a nested list is lead-in to each child."""
     raw = _item_text(item)
     heading = "" if _ENDED.search(raw) else heading  # fragments take the heading as context
@@ -163,8 +164,21 @@ def _item(item: SyntaxTreeNode, lead: str, heading: str) -> list[Unit]:
     elif fences or not single:
         own = [Unit(text if fences else _finish(text), single)]
     else:
-        own = [Unit(_finish(_fold(piece, lead, heading)), True) for piece in split_item(raw)]
+        own = [Unit(_finish(_fold(piece, lead, heading)), True) for piece in _split_item(raw)]
     return own + units + _blocks(others)
+
+
+def _split_item(text: str) -> list[str]:
+    """An item's text split like a claim (``split_compound``); a label that opens the item
+    ("`sqlite`: the default; stores data ...") opens each later piece too."""
+    parts = split_compound(text)
+    label = _LABEL.match(text)
+    if label is None or len(parts) < 2:
+        return parts
+    name = label.group(1)
+    return parts[:1] + [
+        p if p.startswith(f"{name}:") else f"{name}: {_lower(p)}" for p in parts[1:]
+    ]
 
 
 def _fold(text: str, lead: str, heading: str) -> str:
