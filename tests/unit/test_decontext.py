@@ -85,6 +85,30 @@ def test_compound_claims_split_where_two_clauses_join() -> None:
     ]
 
 
+def test_two_instructions_joined_by_and_are_split() -> None:
+    assert split_compound("Remove the lug nuts and swap in the spare.") == [
+        "Remove the lug nuts.",
+        "Swap in the spare.",
+    ]
+    assert split_compound(
+        "Start the servers and check the health endpoint and restart the proxy."
+    ) == [
+        "Start the servers.",
+        "Check the health endpoint.",
+        "Restart the proxy.",
+    ]
+    # "and" before no verb of instructions, no instruction first, or a piece too short
+    for whole in (
+        "Add 50 g of flour and 50 g of water.",
+        "Add salt and pepper to taste.",
+        "Press and hold the button for five seconds.",
+        "Mix the flour and white sugar in a bowl.",
+        "The script builds the image and pushes it.",
+        "Open the case and remove it.",
+    ):
+        assert split_compound(whole) == [whole]
+
+
 def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     claim = "They named the first after Marie's homeland, Poland."
     good = "Marie and Pierre Curie named polonium after Marie's homeland, Poland."

@@ -101,9 +101,10 @@ def test_acronyms_and_names_keep_their_capitals() -> None:
     ]
 
 
-def test_nested_bullets_take_their_parent_as_lead_in() -> None:
+def test_nested_bullets_take_their_parent_as_lead_in_and_the_parent_is_a_unit() -> None:
     reference = "- Install the dependencies\n  - numpy\n  - pandas\n- Run the tests"
     assert split_structure(reference) == [
+        Unit("Install the dependencies.", True),
         Unit("Install the dependencies: numpy.", True),
         Unit("Install the dependencies: pandas.", True),
         Unit("Run the tests.", True),
@@ -155,6 +156,27 @@ def test_a_compound_item_is_split_and_each_piece_keeps_its_lead_in_and_label() -
     assert texts(reference) == [
         "Resolution: the certificate was renewed.",
         "Resolution: its auto-renewal was enabled.",
+    ]
+
+
+def test_a_nested_parent_that_states_a_fact_is_a_unit_and_a_stating_lead_in_too() -> None:
+    reference = (
+        "The migration plan has three phases:\n- Phase 1: Inventory\n  - List all VMs.\n"
+        "- Phase 2: Pilot\n  - Move five services.\n- Phase 3: Cutover"
+    )
+    assert split_structure(reference) == [
+        Unit("The migration plan has three phases.", False),  # the judge splits it as prose
+        Unit("The migration plan has three phases: Phase 1: Inventory.", True),
+        Unit("The migration plan has three phases: Phase 1: Inventory: List all VMs.", True),
+        Unit("The migration plan has three phases: Phase 2: Pilot.", True),
+        Unit("The migration plan has three phases: Phase 2: Pilot: Move five services.", True),
+        Unit("The migration plan has three phases: Phase 3: Cutover.", True),
+    ]
+    # a label or a linking lead-in is no statement of its own
+    assert texts("Our plans:\n- Free\n- Pro") == ["Our plans: Free.", "Our plans: Pro."]
+    assert texts("The Pro plan includes:\n- SSO\n- audit logs") == [
+        "The Pro plan includes SSO.",
+        "The Pro plan includes audit logs.",
     ]
 
 

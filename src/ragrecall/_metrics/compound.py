@@ -1,6 +1,6 @@
-"""Compound claims split by rule, with no judge: "X; Y", "X, while Y" and "X, and they Y" hold
-two facts, and one missing fact must not hide behind the other. Used on the judge's claims
-(``decontext``) and on list items (``structure``)."""
+"""Compound claims split by rule, with no judge: "X; Y", "X, while Y", "X, and they Y" and
+"Remove X and swap in Y" hold two facts, and one missing fact must not hide behind the other.
+Used on the judge's claims (``decontext``) and on list items (``structure``)."""
 
 from __future__ import annotations
 
@@ -21,17 +21,46 @@ _VERB = r"\b(?:is|are|was|were|has|have|had)\b"
 _POSSESSIVE_CLAUSE = re.compile(
     rf"\s+and\s+(?=(?:its|their|his|her)\s+(?:[\w-]+\s+){{1,2}}{_VERB})", re.IGNORECASE
 )
+# "Remove the lug nuts and swap in the spare": two instructions, when the claim opens with a
+# verb of instructions and another follows "and" ("Add salt and pepper", "Add 50 g of flour and
+# 50 g of water" and "Press and hold the button" stay whole).
+_INSTRUCTION_WORDS = """
+    add adjust apply approve ask attach bake boil bring call cancel check choose clean clear
+    click close collect commit confirm connect contact cook copy cover create cut delete
+    deploy disable disconnect download drain drink drop dry eat enable enter file fill find
+    fold follow fry grease heat install keep leave let lift log look loosen lower measure
+    mix mount move notify open park pay place plug pour preheat press print pull push put
+    raise read record register reload remove rename repeat replace restart restore return
+    review rinse run save scan schedule select send serve set shut sign slide start stir
+    stop store submit swap switch tag take tap tell test tighten turn type unplug update
+    upload use verify visit wait wash whisk wipe write
+"""
+_INSTRUCTIONS = frozenset(_INSTRUCTION_WORDS.split())
+_AND = re.compile(r"\s+and\s+(?=(\w+)\s)", re.IGNORECASE)
 _MIN_WORDS = 3  # a piece shorter than this is no fact of its own ("see below")
 
 
 def split_compound(claim: str) -> list[str]:
     """``claim`` split where it joins two facts: at "; ", ", while" / ", whereas", ", and" /
-    ", but" before a subject pronoun, and "and its X was" after a clause with a verb, when
-    every piece has at least three words. Else unchanged."""
+    ", but" before a subject pronoun, "and its X was" after a clause with a verb, and "and"
+    between two instructions, when every piece has at least three words. Else unchanged."""
     parts = [claim]
     for pattern in (_SEMICOLON, _CLAUSE, _POSSESSIVE_CLAUSE):
         parts = [piece for part in parts for piece in _split(part, pattern)]
-    return parts
+    return [piece for part in parts for piece in _instructions(part)]
+
+
+def _instructions(text: str) -> list[str]:
+    """Split "Remove X and swap in Y" before each "and" that opens another instruction."""
+    first = text.split(maxsplit=1)[:1]
+    if not first or first[0].lower() not in _INSTRUCTIONS:
+        return [text]
+    cuts = [m for m in _AND.finditer(text) if m.group(1).lower() in _INSTRUCTIONS]
+    bounds = [0, *(i for m in cuts for i in (m.start(), m.end())), len(text)]
+    pieces = [text[a:b].strip(" ,;") for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+    if len(pieces) < 2 or any(len(p.split()) < _MIN_WORDS for p in pieces):
+        return [text]
+    return [_sentence(p) for p in pieces]
 
 
 def _split(text: str, pattern: re.Pattern[str]) -> list[str]:

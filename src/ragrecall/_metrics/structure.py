@@ -130,12 +130,15 @@ def _led(lead: str, node: SyntaxTreeNode) -> list[Unit]:
     """What a lead-in introduces: list items, a code block or table rows."""
     if node.type == "fence":
         return [Unit(_with_code(lead, node), True)]
-    if node.type in _LISTS:
-        return _list(node, lead)
-    words = _clean_lead(lead).lower().split()  # a table: a stating lead-in is its own unit,
-    if not words or words[-1] in _LINKS:
-        return _table(node, "")  # a linking one is dropped
-    if words[0] in _SUBJECTS and len(words) > 3:  # "Our plans:" is a label, not a statement
+    words = _clean_lead(lead).lower().split()
+    # A stating lead-in ("The plan has three phases:") is its own unit; "Our plans:" is a
+    # label and "The Pro plan includes:" a link, no statement.
+    states = bool(words) and words[-1] not in _LINKS and words[0] in _SUBJECTS and len(words) > 3
+    if node.type in _LISTS:  # each item keeps the lead-in as context
+        return [Unit(_finish(lead), False)] * states + _list(node, lead)
+    if not words or words[-1] in _LINKS:  # a table drops a linking lead-in,
+        return _table(node, "")
+    if states:
         return [Unit(_finish(lead), False), *_table(node, "")]
     return _table(node, _clean_lead(lead))  # and a label prefixes each row
 
@@ -148,7 +151,8 @@ def _list(node: SyntaxTreeNode, lead: str, heading: str = "") -> list[Unit]:
 
 def _item(item: SyntaxTreeNode, lead: str, heading: str) -> list[Unit]:
     """An item with its lead-in folded in (a compound item split first, ``_split_item``); a
-    parent of a nested list is lead-in to each child."""
+    parent of a nested list is lead-in to each child, and a unit of its own unless it ends
+    with ":" ("Phase 2: Pilot" states a fact; "If the cluster is new:" introduces one)."""
     raw = _item_text(item)
     heading = "" if _ENDED.search(raw) else heading  # fragments take the heading as context
     text = _fold(raw, lead, heading)
@@ -159,7 +163,7 @@ def _item(item: SyntaxTreeNode, lead: str, heading: str) -> list[Unit]:
     units = [u for child in nested for u in _list(child, text or lead)]
     others = [c for c in item.children if c.type not in (*_LISTS, "paragraph", "fence")]
     single = sum(c.type == "paragraph" for c in item.children) < 2
-    if nested:
+    if nested and (not raw or raw.endswith(":")):
         own = []
     elif fences or not single:
         own = [Unit(text if fences else _finish(text), single)]
