@@ -17,11 +17,12 @@ from ragrecall._metrics.decontext import (
 )
 from ragrecall._metrics.rewrite import accept_rewrite, fits
 
-REFERENCE = (
+CURIES = (
     "Marie and Pierre Curie discovered polonium and radium in 1898. They named the first "
-    "after Marie's homeland, Poland. Nokia was founded in 1865. The company later moved "
-    "into rubber."
+    "after Marie's homeland, Poland."
 )
+NOKIA = "Nokia was founded in 1865. The company later moved into rubber."
+REFERENCE = f"{CURIES} {NOKIA}"
 
 
 @pytest.mark.parametrize(
@@ -224,7 +225,7 @@ def _judge(referents: dict[str, str] | None, claims: list[str]) -> ScriptedJudge
 
 SAMPLE = {
     "user_input": "What did the Curies do?",
-    "reference": REFERENCE,
+    "reference": CURIES,
     "retrieved_contexts": ["The Curies named polonium after Poland."],
 }
 SPLIT = [
@@ -244,7 +245,7 @@ def test_claims_are_decontextualised_after_the_split() -> None:
     assert claim_set.claims == [SPLIT[0], REWRITE]
     assert claim_set.usage.calls == 3  # the split, then one call for each referring span
     asked = str(judge.calls[1][-1].content)
-    assert 'Words: "the first"' in asked and REFERENCE in asked
+    assert 'Words: "the first"' in asked and CURIES in asked
     result = recall.score(SAMPLE)
     assert not any(v.unresolved for v in result.verdicts)
 
@@ -265,7 +266,9 @@ def test_an_empty_referent_keeps_the_claim() -> None:
 def test_claims_that_stand_alone_cost_no_call() -> None:
     alone = ["Marie and Pierre Curie discovered polonium and radium in 1898."]
     judge = _judge(None, alone)
-    claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set(SAMPLE)
+    claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set(
+        {**SAMPLE, "reference": alone[0]}
+    )
     assert claim_set.claims == alone and claim_set.usage.calls == 1
 
 
@@ -274,8 +277,17 @@ def test_compound_claims_are_split_before_the_rewrite() -> None:
         {"The company": "Nokia"},
         ["Nokia was founded in 1865; the company later moved into rubber."],
     )
-    claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set(SAMPLE)
+    claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set({**SAMPLE, "reference": NOKIA})
     assert claim_set.claims == ["Nokia was founded in 1865.", "Nokia later moved into rubber."]
+
+
+def test_a_clause_the_judge_dropped_is_added_when_it_holds_a_name_or_number() -> None:
+    reference = f"{REFERENCE} Here is what you need to know about it."
+    judge = _judge(NAMES, SPLIT)  # the Nokia sentences lost; the filler holds no fact
+    claim_set = ContextRecall(judge, cache=ClaimCache()).claim_set(
+        {**SAMPLE, "reference": reference}
+    )
+    assert claim_set.claims == [SPLIT[0], REWRITE, "Nokia was founded in 1865."]
 
 
 def test_decontext_prompt_none_turns_it_off() -> None:

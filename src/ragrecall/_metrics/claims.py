@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -20,8 +21,9 @@ from .._judge.drive import Call, Steps, ask
 from .._judge.structured import structured
 from .._schemas import ClaimSet, Usage
 from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
+from .compound import split_compound
 from .decontext import decontextualise
-from .evidence import split_sentences
+from .evidence import content_words, split_sentences
 from .structure import split_structure
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "decompose",
     "decomposition_chain",
     "needs_judge",
+    "restore_dropped",
     "rule_claims",
 ]
 
@@ -40,6 +43,8 @@ ClaimMode = Literal["atomic", "sentences"]
 # full). A cut reply fails to parse: asked again once, then the reference's sentences are
 # its claims, with a note that says why.
 CLAIMS_REPLY_TOKENS = 1024
+# What makes a clause a checkable fact: a name (a capital after its first word) or a number.
+_MARKS = re.compile(r"(?<=\S )[A-Z][\w-]*|\w*\d[\w.,]*")
 
 
 def decomposition_chain(
@@ -161,7 +166,8 @@ def decompose(
     """Claims of ``reference``. Its structure is split first, without a judge: headings are
     dropped and each list item (its lead-in folded in) or fenced command is one claim. Prose
     is split by sentence (``sentences`` mode) or by the judge (``atomic``: one call for all
-    the prose of a reference, on a claim-store miss). With ``decontext``, the judge's claims
+    the prose of a reference, on a claim-store miss; a clause of it the judge's claims lost is
+    added, ``restore_dropped``). With ``decontext``, the judge's claims
     are then made to stand alone (``decontext.decontextualise``: compound claims split, and
     a short call for each word of a claim that refers outside it). ``chain``, ``decontext`` and
     ``judge_id`` are asked for only then, so a judge is never built for claims that need none.
@@ -184,6 +190,8 @@ def decompose(
         return _sentences(given, prose, f"the judge's claims were invalid ({err})")
     assert isinstance(reply.parsed, Claims)
     judged = clean_claims(reply.parsed.claims)
+    if judged:
+        judged = restore_dropped(judged, prose)
     if judged and decontext is not None:
         judged = clean_claims((yield from decontextualise(judged, prose, decontext(), usage)))
     if not judged:
@@ -192,6 +200,22 @@ def decompose(
     claims = clean_claims([*given[:before], *judged, *given[before:]])
     claims = cache.put(key, claims)  # another run's, when it kept this task's claims first
     return ClaimSet(claims=claims, source="judge")
+
+
+def restore_dropped(claims: Sequence[str], prose: str) -> list[str]:
+    """``claims`` and each clause of ``prose`` they lost: one with a name or a number that no
+    claim holds, and at least half of its content words in none (the embedded judge kept
+    "The city has 165 canals." and dropped ", and they were dug in the 17th century").
+    A clause without a name or a number (filler: "Here is what you need to know.") stays out."""
+    held = set().union(*(content_words(c) for c in claims))
+    lost = []
+    for sentence in split_sentences(prose):
+        for clause in split_compound(sentence):
+            missing = content_words(clause) - held
+            marks = content_words(" ".join(_MARKS.findall(clause)))
+            if marks & missing and 2 * len(missing) >= len(content_words(clause)):
+                lost.append(clause)
+    return [*claims, *lost]
 
 
 def _sentences(given: list[str], prose: str, why: str) -> ClaimSet:
