@@ -211,9 +211,10 @@ def restore_dropped(claims: Sequence[str], prose: str) -> list[str]:
     lost = []
     for sentence in split_sentences(prose):
         for clause in split_compound(sentence):
-            missing = content_words(clause) - held
+            words = content_words(clause)
+            missing = words - held
             marks = content_words(" ".join(_MARKS.findall(clause)))
-            if marks & missing and 2 * len(missing) >= len(content_words(clause)):
+            if marks & missing and 2 * len(missing) >= len(words):
                 lost.append(clause)
     return [*claims, *lost]
 

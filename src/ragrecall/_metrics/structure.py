@@ -135,7 +135,7 @@ def _led(lead: str, node: SyntaxTreeNode) -> list[Unit]:
     # label and "The Pro plan includes:" a link, no statement.
     states = bool(words) and words[-1] not in _LINKS and words[0] in _SUBJECTS and len(words) > 3
     if node.type in _LISTS:  # each item keeps the lead-in as context
-        return [Unit(_finish(lead), False)] * states + _list(node, lead)
+        return ([Unit(_finish(lead), False)] if states else []) + _list(node, lead)
     if not words or words[-1] in _LINKS:  # a table drops a linking lead-in,
         return _table(node, "")
     if states:
