@@ -36,7 +36,7 @@ _INSTRUCTION_WORDS = """
     upload use verify visit wait wash whisk wipe write
 """
 _INSTRUCTIONS = frozenset(_INSTRUCTION_WORDS.split())
-_AND = re.compile(r"\s+and\s+(?=(\w+)\s)", re.IGNORECASE)
+_INSTRUCTION = re.compile(rf"\s+and\s+(?=(?:{'|'.join(sorted(_INSTRUCTIONS))})\s)", re.IGNORECASE)
 _MIN_WORDS = 3  # a piece shorter than this is no fact of its own ("see below")
 
 
@@ -45,22 +45,9 @@ def split_compound(claim: str) -> list[str]:
     ", but" before a subject pronoun, "and its X was" after a clause with a verb, and "and"
     between two instructions, when every piece has at least three words. Else unchanged."""
     parts = [claim]
-    for pattern in (_SEMICOLON, _CLAUSE, _POSSESSIVE_CLAUSE):
+    for pattern in (_SEMICOLON, _CLAUSE, _POSSESSIVE_CLAUSE, _INSTRUCTION):
         parts = [piece for part in parts for piece in _split(part, pattern)]
-    return [piece for part in parts for piece in _instructions(part)]
-
-
-def _instructions(text: str) -> list[str]:
-    """Split "Remove X and swap in Y" before each "and" that opens another instruction."""
-    first = text.split(maxsplit=1)[:1]
-    if not first or first[0].lower() not in _INSTRUCTIONS:
-        return [text]
-    cuts = [m for m in _AND.finditer(text) if m.group(1).lower() in _INSTRUCTIONS]
-    bounds = [0, *(i for m in cuts for i in (m.start(), m.end())), len(text)]
-    pieces = [text[a:b].strip(" ,;") for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
-    if len(pieces) < 2 or any(len(p.split()) < _MIN_WORDS for p in pieces):
-        return [text]
-    return [_sentence(p) for p in pieces]
+    return parts
 
 
 def _split(text: str, pattern: re.Pattern[str]) -> list[str]:
@@ -69,6 +56,8 @@ def _split(text: str, pattern: re.Pattern[str]) -> list[str]:
         return [text]
     if pattern is _POSSESSIVE_CLAUSE and not re.search(_VERB, pieces[0], re.IGNORECASE):
         return [text]
+    if pattern is _INSTRUCTION and pieces[0].split()[0].lower() not in _INSTRUCTIONS:
+        return [text]  # the claim must open with an instruction too
     return [_sentence(p) for p in pieces]
 
 
