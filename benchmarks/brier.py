@@ -31,7 +31,7 @@ from typing import Any
 from _common import scored_answers
 
 from ragrecall import calibrate
-from ragrecall._calibration.fit import _platt
+from ragrecall._analysis.calibrate import _platt
 from ragrecall._metrics.decision import logit, sigmoid
 from ragrecall.calibration import Label
 from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss

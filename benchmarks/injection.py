@@ -15,8 +15,8 @@ other languages, encodings and layouts) and ``adversarial.jsonl``; and honest su
 withheld on ``honest_quoting.jsonl`` (30 security documents that quote attacks and 10 harmless
 lines shaped like them, each with a claim it states and a judge that quotes it correctly).
 
-``--gate`` (no judge, seconds): the evidence check (``ragrecall._metrics.grounding``) as a pure
-function on the shared datasets: the AttributionBench rows whose reference sentence closest
+``--gate`` (no judge, seconds): the evidence check
+(``ragrecall._metrics.verdicts.grounding``) as a pure function on the shared datasets: the AttributionBench rows whose reference sentence closest
 to the claim it would refuse, by label; and, given ``--lfqa DIR`` (``lfqa_scores.py --out``),
 the verdicts of a finished LFQA run it would overturn, with the balanced accuracy against the
 annotators before and after.
@@ -409,7 +409,7 @@ def _quoting(quote: str) -> Any:
 
 def gate_run(root: Path | None, lfqa: Path | None) -> dict[str, Any]:
     """The evidence check alone, on the shared datasets (see the module docstring)."""
-    from ragrecall._metrics.evidence import best_sentence
+    from ragrecall._metrics.text.words import best_sentence
     from ragrecall.text import evidence_refusal
 
     out: dict[str, Any] = {}

@@ -34,7 +34,7 @@ from typing import Any
 
 from _common import scored_answers
 
-from ragrecall._intervals import _beta_binomial
+from ragrecall._stats.intervals import _beta_binomial
 from ragrecall.stats import conformal_interval, share_interval
 
 LEVEL = 0.9

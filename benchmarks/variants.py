@@ -73,7 +73,7 @@ def figures(ps: Sequence[float], pred: Sequence[bool], labels: Sequence[bool]) -
 def setting(rows: Sequence[dict[str, Any]], k: int, band: float) -> dict[str, Any]:
     """Figures of variants=k, variant_band=band, re-computed from the verdicts' p_variants."""
     from ragrecall._metrics.decision import DEFAULT_DECISION as D
-    from ragrecall._metrics.variants import mean_probability
+    from ragrecall._metrics.verdicts.variants import mean_probability
 
     ps, pred, labels = [], [], []
     asked = calls = base_calls = 0
@@ -109,11 +109,11 @@ def from_baseline(
     the variants asked (through the metric's own ``Refiner``, passages rendered as it renders
     them; a sample whose passages span several windows is skipped)."""
     from ragrecall import ClaimCache, ContextRecall, Usage
-    from ragrecall._data import to_sample
+    from ragrecall._io.samples import to_sample
     from ragrecall._judge.drive import Reply, run_sync
     from ragrecall._judge.resolve import context_window
     from ragrecall._metrics.decision import DEFAULT_DECISION
-    from ragrecall._metrics.windows import pack
+    from ragrecall._metrics.text.windows import pack
     from ragrecall.judges import LocalJudge
     from ragrecall.prompts import TokenSupport
 

@@ -20,52 +20,52 @@ __version__ = "0.1.0"
 # Each public name and the module it lives in, imported on first use: `import ragrecall` (and
 # the pytest plugin, a submodule) costs almost nothing until a name is asked for.
 _EXPORTS: dict[str, str] = {
-    "calibrate": "._calibration.fit",
-    "load_samples": "._data",
-    "CalibrationError": "._errors",
-    "JudgeError": "._errors",
-    "JudgeModelError": "._errors",
-    "JudgeRateLimitError": "._errors",
-    "ModelIntegrityError": "._errors",
-    "RagrecallError": "._errors",
-    "SampleError": "._errors",
-    "EvaluationReport": "._evaluate",
-    "ScoredSample": "._evaluate",
-    "aevaluate": "._evaluate",
-    "astream": "._evaluate",
-    "evaluate": "._evaluate",
+    "calibrate": "._analysis.calibrate",
+    "load_samples": "._io.samples",
+    "CalibrationError": "._core.errors",
+    "JudgeError": "._core.errors",
+    "JudgeModelError": "._core.errors",
+    "JudgeRateLimitError": "._core.errors",
+    "ModelIntegrityError": "._core.errors",
+    "RagrecallError": "._core.errors",
+    "SampleError": "._core.errors",
+    "EvaluationReport": "._running.run",
+    "ScoredSample": "._running.run",
+    "aevaluate": "._running.run",
+    "astream": "._running.run",
+    "evaluate": "._running.run",
     "agenerate": "._generate.run",
     "generate": "._generate.run",
     "GenerationReport": "._generate.run",
-    "RecallLogger": "._logger",
+    "RecallLogger": "._running.logger",
     "Metric": "._metrics.base",
     "ChunkRecall": "._metrics.chunk_recall",
-    "ClaimCache": "._metrics.claims",
+    "ClaimCache": "._metrics.claims.decompose",
     "ContextRecall": "._metrics.context_recall",
-    "ContextPrecision": "._metrics.precision",
+    "ContextPrecision": "._metrics.context_precision",
     "QuestionRecall": "._metrics.question_recall",
     "RecallPrecision": "._metrics.recall_precision",
     "ResponseRecall": "._metrics.response_recall",
     "RetrievalRecall": "._metrics.retrieval_recall",
-    "ChunkRecallResult": "._results",
-    "ChunkRelevance": "._results",
-    "ChunkVerdict": "._results",
-    "PrecisionResult": "._results",
-    "QuestionRecallResult": "._results",
-    "RecallPrecisionResult": "._results",
-    "RelevantItem": "._results",
-    "RetrievalResult": "._results",
-    "SubQuestionVerdict": "._results",
-    "Chunk": "._schemas",
-    "ClaimSet": "._schemas",
-    "ClaimVerdict": "._schemas",
-    "JudgeInfo": "._schemas",
-    "RecallResult": "._schemas",
-    "Sample": "._schemas",
-    "Usage": "._schemas",
-    "NotAssessed": "._traces",
-    "TracedSamples": "._traces",
-    "load_traces": "._traces",
+    "ChunkRecallResult": "._core.results",
+    "ChunkRelevance": "._core.results",
+    "ChunkVerdict": "._core.results",
+    "PrecisionResult": "._core.results",
+    "QuestionRecallResult": "._core.results",
+    "RecallPrecisionResult": "._core.results",
+    "RelevantItem": "._core.results",
+    "RetrievalResult": "._core.results",
+    "SubQuestionVerdict": "._core.results",
+    "Chunk": "._core.schemas",
+    "ClaimSet": "._core.schemas",
+    "ClaimVerdict": "._core.schemas",
+    "JudgeInfo": "._core.schemas",
+    "RecallResult": "._core.schemas",
+    "Sample": "._core.schemas",
+    "Usage": "._core.schemas",
+    "NotAssessed": "._io.traces",
+    "TracedSamples": "._io.traces",
+    "load_traces": "._io.traces",
 }
 
 # Names that moved to a public submodule: they still work here, with a DeprecationWarning,
@@ -76,7 +76,7 @@ _MOVED: dict[str, str] = {
     "Decision": "ragrecall.calibration",
     "Label": "ragrecall.calibration",
     "read_labels": "ragrecall.calibration",
-    "evaluate_batch": "ragrecall._deprecated",
+    "evaluate_batch": "ragrecall._api",
     "DEFAULT_MODEL": "ragrecall.judges",
     "LocalJudge": "ragrecall.judges",
     "ModelInfo": "ragrecall.judges",
@@ -124,9 +124,8 @@ def __dir__() -> list[str]:
 
 
 if _typing.TYPE_CHECKING:
-    from ._calibration.fit import calibrate
-    from ._data import load_samples
-    from ._errors import (
+    from ._analysis.calibrate import calibrate
+    from ._core.errors import (
         CalibrationError,
         JudgeError,
         JudgeModelError,
@@ -135,19 +134,7 @@ if _typing.TYPE_CHECKING:
         RagrecallError,
         SampleError,
     )
-    from ._evaluate import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
-    from ._generate.run import GenerationReport, agenerate, generate
-    from ._logger import RecallLogger
-    from ._metrics.base import Metric
-    from ._metrics.chunk_recall import ChunkRecall
-    from ._metrics.claims import ClaimCache
-    from ._metrics.context_recall import ContextRecall
-    from ._metrics.precision import ContextPrecision
-    from ._metrics.question_recall import QuestionRecall
-    from ._metrics.recall_precision import RecallPrecision
-    from ._metrics.response_recall import ResponseRecall
-    from ._metrics.retrieval_recall import RetrievalRecall
-    from ._results import (
+    from ._core.results import (
         ChunkRecallResult,
         ChunkRelevance,
         ChunkVerdict,
@@ -158,8 +145,21 @@ if _typing.TYPE_CHECKING:
         RetrievalResult,
         SubQuestionVerdict,
     )
-    from ._schemas import Chunk, ClaimSet, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
-    from ._traces import NotAssessed, TracedSamples, load_traces
+    from ._core.schemas import Chunk, ClaimSet, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
+    from ._generate.run import GenerationReport, agenerate, generate
+    from ._io.samples import load_samples
+    from ._io.traces import NotAssessed, TracedSamples, load_traces
+    from ._metrics.base import Metric
+    from ._metrics.chunk_recall import ChunkRecall
+    from ._metrics.claims.decompose import ClaimCache
+    from ._metrics.context_precision import ContextPrecision
+    from ._metrics.context_recall import ContextRecall
+    from ._metrics.question_recall import QuestionRecall
+    from ._metrics.recall_precision import RecallPrecision
+    from ._metrics.response_recall import ResponseRecall
+    from ._metrics.retrieval_recall import RetrievalRecall
+    from ._running.logger import RecallLogger
+    from ._running.run import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
 
 __all__ = [
     "CalibrationError",

@@ -23,9 +23,9 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
-from ._data import load_samples
-from ._engines.stream import blocking
-from ._schemas import RecallResult, Sample
+from ._core.schemas import RecallResult, Sample
+from ._io.samples import load_samples
+from ._running.engines.stream import blocking
 
 __all__ = [
     "ReferenceBook",

@@ -8,19 +8,19 @@ answers (``read_answer_labels``, each an ``AnswerLabel``) correct a run's mean
 
 import typing as _typing
 
-from ._lazy import lazy as _lazy
+from ._core.lazy import lazy as _lazy
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
     "Agreement": "ragrecall._metrics.decision",
-    "AnswerLabel": "ragrecall._corrected",
-    "CorrectedDifference": "ragrecall._corrected",
-    "CorrectedMean": "ragrecall._corrected",
-    "read_answer_labels": "ragrecall._calibration.answers",
+    "AnswerLabel": "ragrecall._analysis.corrected",
+    "CorrectedDifference": "ragrecall._analysis.corrected",
+    "CorrectedMean": "ragrecall._analysis.corrected",
+    "read_answer_labels": "ragrecall._analysis.answers",
     "CalibrationProfile": "ragrecall._metrics.decision",
-    "Label": "ragrecall._calibration.labels",
-    "calibrate": "ragrecall._calibration.fit",
-    "read_labels": "ragrecall._calibration.labels",
+    "Label": "ragrecall._analysis.labels",
+    "calibrate": "ragrecall._analysis.calibrate",
+    "read_labels": "ragrecall._analysis.labels",
     "Decision": "ragrecall._metrics.decision",
 }
 
@@ -29,10 +29,10 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
-    from ._calibration.answers import read_answer_labels
-    from ._calibration.fit import calibrate
-    from ._calibration.labels import Label, read_labels
-    from ._corrected import AnswerLabel, CorrectedDifference, CorrectedMean
+    from ._analysis.answers import read_answer_labels
+    from ._analysis.calibrate import calibrate
+    from ._analysis.corrected import AnswerLabel, CorrectedDifference, CorrectedMean
+    from ._analysis.labels import Label, read_labels
     from ._metrics.decision import Agreement, CalibrationProfile, Decision
 
 __all__ = [

@@ -16,20 +16,20 @@ make picklable judge factories for specs.
 
 import typing as _typing
 
-from ._lazy import lazy as _lazy
+from ._core.lazy import lazy as _lazy
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
-    "BatchEngine": "ragrecall._batch.engine",
-    "Budget": "ragrecall._budget",
-    "Engine": "ragrecall._engines.base",
-    "Outcome": "ragrecall._engines.base",
-    "RunSettings": "ragrecall._engines.base",
-    "LocalEngine": "ragrecall._engines.local",
-    "MetricLike": "ragrecall._metrics.spec",
-    "MetricSpec": "ragrecall._metrics.spec",
-    "factory": "ragrecall._metrics.spec",
-    "server": "ragrecall._metrics.spec",
+    "BatchEngine": "ragrecall._running.engines.batch.engine",
+    "Budget": "ragrecall._running.budget",
+    "Engine": "ragrecall._running.engines.base",
+    "Outcome": "ragrecall._running.engines.base",
+    "RunSettings": "ragrecall._running.engines.base",
+    "LocalEngine": "ragrecall._running.engines.local",
+    "MetricLike": "ragrecall._running.spec",
+    "MetricSpec": "ragrecall._running.spec",
+    "factory": "ragrecall._running.spec",
+    "server": "ragrecall._running.spec",
 }
 
 
@@ -37,11 +37,11 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
-    from ._batch.engine import BatchEngine
-    from ._budget import Budget
-    from ._engines.base import Engine, Outcome, RunSettings
-    from ._engines.local import LocalEngine
-    from ._metrics.spec import MetricLike, MetricSpec, factory, server
+    from ._running.budget import Budget
+    from ._running.engines.base import Engine, Outcome, RunSettings
+    from ._running.engines.batch.engine import BatchEngine
+    from ._running.engines.local import LocalEngine
+    from ._running.spec import MetricLike, MetricSpec, factory, server
 
 __all__ = [
     "BatchEngine",

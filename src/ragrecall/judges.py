@@ -7,7 +7,7 @@ model (``structured``) and the chains the metrics ask (``attribution_chain``,
 
 import typing as _typing
 
-from ._lazy import lazy as _lazy
+from ._core.lazy import lazy as _lazy
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
@@ -19,8 +19,8 @@ _EXPORTS: dict[str, str] = {
     "LocalJudge": "ragrecall._local",
     "ModelInfo": "ragrecall._local",
     "resolve_model": "ragrecall._local",
-    "attribution_chain": "ragrecall._metrics.attribution",
-    "decomposition_chain": "ragrecall._metrics.claims",
+    "attribution_chain": "ragrecall._metrics.verdicts.attribution",
+    "decomposition_chain": "ragrecall._metrics.claims.decompose",
 }
 
 
@@ -32,8 +32,8 @@ if _typing.TYPE_CHECKING:
     from ._judge.resolve import JudgeLike, resolve_judge
     from ._judge.structured import structured
     from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
-    from ._metrics.attribution import attribution_chain
-    from ._metrics.claims import decomposition_chain
+    from ._metrics.claims.decompose import decomposition_chain
+    from ._metrics.verdicts.attribution import attribution_chain
 
 __all__ = [
     "DEFAULT_MODEL",

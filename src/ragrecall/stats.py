@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ragrecall._calibration_stats import (
+from ragrecall._stats.calibration import (
     ECE_MIN_LABELS,
     PriorShift,
     brier_score,
@@ -35,14 +35,14 @@ from ragrecall._calibration_stats import (
     log_loss,
     prior_shift,
 )
-from ragrecall._intervals import (
+from ragrecall._stats.intervals import (
     CLAIM_CORRELATION,
     CONFORMAL_MIN_LABELS,
     conformal_interval,
     conformal_radius,
     share_interval,
 )
-from ragrecall._ppi import PPI_MIN_LABELS, PPIResult, ppi_difference, ppi_mean, t_quantile
+from ragrecall._stats.ppi import PPI_MIN_LABELS, PPIResult, ppi_difference, ppi_mean, t_quantile
 
 __all__ = [
     "CLAIM_CORRELATION",

@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._core.schemas import RecallResult, Sample
 from ._judge.resolve import JudgeLike
+from ._judge.scripted import Reply, ScriptedJudge, TextOnlyJudge, keyword_reply, passages
 from ._metrics.base import Metric
 from ._metrics.registry import build_metrics
-from ._schemas import RecallResult, Sample
-from ._scripted import Reply, ScriptedJudge, TextOnlyJudge, keyword_reply, passages
 
 __all__ = [
     "RecallAssertionError",

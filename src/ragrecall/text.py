@@ -7,17 +7,17 @@ claim set's digest (``claim_set_hash``).
 
 import typing as _typing
 
-from ._lazy import lazy as _lazy
+from ._core.lazy import lazy as _lazy
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
-    "split_sentences": "ragrecall._metrics.evidence",
-    "word_overlap": "ragrecall._metrics.evidence",
-    "instructs_judge": "ragrecall._metrics.injection",
-    "evidence_refusal": "ragrecall._metrics.grounding",
-    "redact": "ragrecall._metrics.redaction",
+    "split_sentences": "ragrecall._metrics.text.words",
+    "word_overlap": "ragrecall._metrics.text.words",
+    "instructs_judge": "ragrecall._metrics.text.injection",
+    "evidence_refusal": "ragrecall._metrics.verdicts.grounding",
+    "redact": "ragrecall._metrics.text.redaction",
     "default_claim_cache": "ragrecall._metrics.context_recall",
-    "claim_set_hash": "ragrecall._schemas",
+    "claim_set_hash": "ragrecall._core.schemas",
 }
 
 
@@ -25,12 +25,12 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
+    from ._core.schemas import claim_set_hash
     from ._metrics.context_recall import default_claim_cache
-    from ._metrics.evidence import split_sentences, word_overlap
-    from ._metrics.grounding import evidence_refusal
-    from ._metrics.injection import instructs_judge
-    from ._metrics.redaction import redact
-    from ._schemas import claim_set_hash
+    from ._metrics.text.injection import instructs_judge
+    from ._metrics.text.redaction import redact
+    from ._metrics.text.words import split_sentences, word_overlap
+    from ._metrics.verdicts.grounding import evidence_refusal
 
 __all__ = [
     "claim_set_hash",

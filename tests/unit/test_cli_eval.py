@@ -24,9 +24,9 @@ from langchain_core.messages import BaseMessage
 
 import ragrecall
 from ragrecall import ContextRecall, RecallResult, Sample, evaluate
+from ragrecall._analysis.summary import RunSummary
 from ragrecall._metrics.estimate import estimate_cost
-from ragrecall._results_file import Record, read_records
-from ragrecall._summary import RunSummary
+from ragrecall._running.store import Record, read_records
 from ragrecall.cli import main
 from ragrecall.cli._inputs import parse_column_map
 

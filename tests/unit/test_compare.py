@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ragrecall import ClaimVerdict, RecallResult, Sample
-from ragrecall._compare import compare_records
-from ragrecall._results_file import Record, ResultsFile
+from ragrecall._analysis.compare import compare_records
+from ragrecall._running.store import Record, ResultsFile
 from ragrecall.cli import main
 from ragrecall.stats import bootstrap_ci, ranks, sign_flip_test, wilcoxon_signed_rank
 
@@ -139,7 +139,7 @@ def runs(tmp_path: Path, worse: bool) -> tuple[Path, Path]:
 
 def test_compare_pairs_by_key_and_reports_recovered_claims(tmp_path: Path) -> None:
     a, b = runs(tmp_path, worse=False)
-    from ragrecall._results_file import read_records
+    from ragrecall._running.store import read_records
 
     c = compare_records(read_records(a), read_records(b))
     assert (c.n_a, c.n_b, c.n_shared, len(c.pairs)) == (12, 13, 12, 12)

@@ -9,13 +9,13 @@ import pytest
 from fakes import ScriptedJudge, keyword_reply
 
 from ragrecall import ClaimCache, ContextRecall
-from ragrecall._metrics.compound import split_compound
-from ragrecall._metrics.decontext import (
+from ragrecall._metrics.claims.compound import split_compound
+from ragrecall._metrics.claims.decontext import (
     needs_context,
     referring_span,
     resolved,
 )
-from ragrecall._metrics.rewrite import accept_rewrite, fits
+from ragrecall._metrics.claims.rewrite import accept_rewrite, fits
 
 CURIES = (
     "Marie and Pierre Curie discovered polonium and radium in 1898. They named the first "

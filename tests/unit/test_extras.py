@@ -70,8 +70,8 @@ def test_a_module_that_is_no_optional_dependency_is_left_alone(
 ) -> None:
     """A bug (a module of the project itself missing) is not dressed up as a missing extra."""
     unload(monkeypatch, "ragrecall.ray")
-    missing(monkeypatch, "ragrecall.ray._gate")
+    missing(monkeypatch, "ragrecall._running.engines.ray.gate")
     with pytest.raises(ModuleNotFoundError) as caught:
         importlib.import_module("ragrecall.ray")
-    assert caught.value.name == "ragrecall.ray._gate"
+    assert caught.value.name == "ragrecall._running.engines.ray.gate"
     assert "pip install" not in str(caught.value)

@@ -24,9 +24,9 @@ from langchain_openai import ChatOpenAI
 
 from ragrecall import Chunk, ClaimCache, ContextRecall, RecallResult, Usage, evaluate
 from ragrecall._judge.drive import run_sync
-from ragrecall._metrics.attribution import attribute, attribution_chain
-from ragrecall._metrics.injection import instructs_judge
-from ragrecall._metrics.windows import pack
+from ragrecall._metrics.text.injection import instructs_judge
+from ragrecall._metrics.text.windows import pack
+from ragrecall._metrics.verdicts.attribution import attribute, attribution_chain
 from ragrecall.calibration import Decision
 from ragrecall.judges import Policy
 

@@ -16,7 +16,7 @@ import pytest
 from fakes import ScriptedJudge, obedient
 
 from ragrecall import ClaimCache, ContextRecall
-from ragrecall._metrics.grounding import not_plain
+from ragrecall._metrics.verdicts.grounding import not_plain
 from ragrecall.text import evidence_refusal
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"

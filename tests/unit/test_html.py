@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ragrecall import ClaimVerdict, RecallResult, Sample
-from ragrecall._compare import compare_records
-from ragrecall._html import compare_report, eval_report, highlight, histogram_svg
-from ragrecall._results_file import Record
+from ragrecall._analysis.compare import compare_records
+from ragrecall._report.html import compare_report, eval_report, highlight, histogram_svg
+from ragrecall._running.store import Record
 from ragrecall.calibration import AnswerLabel, CorrectedMean
 from ragrecall.stats import ppi_mean
 
@@ -115,7 +115,7 @@ def test_compare_report_escapes_claims() -> None:
 
 def corrected(records: list[Record]) -> CorrectedMean:
     """The first ten records labelled: people find one of their two claims supported."""
-    from ragrecall._corrected import corrected_mean
+    from ragrecall._analysis.corrected import corrected_mean
 
     answers = [
         AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 1, 2, f"x:{i}")
@@ -137,7 +137,7 @@ def test_report_shows_the_corrected_mean() -> None:
 
 
 def test_compare_report_shows_the_corrected_difference() -> None:
-    from ragrecall._corrected import corrected_difference
+    from ragrecall._analysis.corrected import corrected_difference
 
     a = [hostile_record(i, 1.0) for i in range(12)]
     b = [

@@ -23,7 +23,7 @@ from animals import rows, truth
 from fakes import LogprobJudge
 
 from ragrecall import ContextRecall, evaluate
-from ragrecall._results_file import Record, read_records
+from ragrecall._running.store import Record, read_records
 from ragrecall.calibration import Label, read_answer_labels, read_labels
 from ragrecall.cli import main
 from ragrecall.stats import conformal_radius, ppi_difference, ppi_mean, t_quantile

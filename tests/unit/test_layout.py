@@ -1,14 +1,33 @@
-"""The package's import graph has no circle (a module never imports one that imports it back,
-not even inside a function or for types)."""
+"""The house's shape: the private groups of ``src/ragrecall`` sit in an order, each importing
+only the groups below it; no private module imports a public face; no module imports one
+that imports it back (not even inside a function or for types)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 import ragrecall
 
 ROOT = Path(ragrecall.__file__).parent
+
+# The groups from the bottom up: a group imports only groups of a lower rank (and itself).
+RANK = {
+    "_core": 0,  # what a sample and a result are; imports nothing else of ragrecall
+    "_stats": 0,  # the maths; imports nothing of ragrecall
+    "_io": 1,
+    "_local": 2,
+    "_judge": 3,
+    "_metrics": 4,
+    "_running": 5,
+    "_analysis": 6,
+    "_generate": 6,
+    "_report": 7,
+}
+# Everything else is a face: __init__, _api, the public modules, cli/, ray/, the pytest plugin.
+ALONE = {"ragrecall._stats", "ragrecall._running.budget"}  # import nothing of ragrecall
 
 
 def _module(path: Path) -> tuple[str, list[str]]:
@@ -25,15 +44,29 @@ def _graph() -> dict[str, set[str]]:
         package = _module(path)[1]
         deps: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, ast.ImportFrom) or not node.level:
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - node.level + 1]
+                    target = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    target = node.module or ""
+                candidates = (*(f"{target}.{a.name}" for a in node.names), target)
+            elif isinstance(node, ast.Import):
+                candidates = tuple(a.name for a in node.names)
+            else:
                 continue
-            base = package[: len(package) - node.level + 1]
-            target = ".".join([*base, *([node.module] if node.module else [])])
-            for candidate in (target, *(f"{target}.{a.name}" for a in node.names)):
+            for candidate in candidates:
                 if candidate in modules and candidate != name:
                     deps.add(candidate)
+                    break
         graph[name] = deps
     return graph
+
+
+def _group(module: str) -> str | None:
+    """A private module's group, or None for a face."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in RANK else None
 
 
 def test_no_import_circle() -> None:
@@ -50,61 +83,37 @@ def test_no_import_circle() -> None:
 
     for name in sorted(graph):
         visit(name, [])
-    assert len(graph) > 40  # the whole package was read
+    assert len(graph) > 100  # the whole package was read
 
 
-def _unit(module: str) -> str:
-    """A module's unit: the top-level module or subpackage of ragrecall it belongs to."""
-    parts = module.split(".")
-    return ".".join(parts[:2])
-
-
-# What sits below what: a unit never imports one of the units it is listed against (the
-# metrics are driven by the engines and the calibration, never the other way round).
-BELOW = {
-    "ragrecall._metrics": [
-        "ragrecall._calibration",
-        "ragrecall._evaluate",
-        "ragrecall._engines",
-        "ragrecall._batch",
-        "ragrecall._results_file",
-        "ragrecall.cli",
-        "ragrecall.ray",
-        "ragrecall.engines",
-    ],
-    "ragrecall._judge": ["ragrecall._metrics", "ragrecall._engines", "ragrecall._evaluate"],
-    "ragrecall._engines": ["ragrecall._evaluate", "ragrecall._batch", "ragrecall.ray"],
-    "ragrecall._budget": ["ragrecall"],  # imports nothing of ragrecall: it travels to Ray
-}
-
-
-def test_no_upward_import() -> None:
-    """No unit (a top-level module or subpackage) imports one that imports it back, however
-    indirectly (a module under ``_metrics`` importing a top-level module that imports
-    ``_metrics``: an upward import); and the layers above hold."""
-    units: dict[str, set[str]] = {}
-    for name, deps in _graph().items():
-        if name == "ragrecall":  # the lazy facade: it imports only for type checkers
+@pytest.mark.xfail(strict=True, reason="the cuts are under way")
+def test_groups_import_only_below() -> None:
+    wrong = []
+    for name, deps in sorted(_graph().items()):
+        group = _group(name)
+        if group is None:
             continue
-        for dep in deps:
-            if dep != "ragrecall" and _unit(dep) != _unit(name):
-                units.setdefault(_unit(name), set()).add(_unit(dep))
-    done: set[str] = set()
+        for dep in sorted(deps):
+            below = _group(dep)
+            if below is None:
+                wrong.append(f"{name} imports the face {dep}")
+            elif below != group and RANK[below] >= RANK[group]:
+                wrong.append(f"{name} ({group}) imports {dep} ({below}), not below it")
+    assert not wrong, "\n".join(wrong)
 
-    def visit(unit: str, path: list[str]) -> None:
-        assert unit not in path, "upward import: " + " -> ".join([*path[path.index(unit) :], unit])
-        if unit in done:
-            return
-        for dep in sorted(units.get(unit, ())):
-            visit(dep, [*path, unit])
-        done.add(unit)
 
-    for unit in sorted(units):
-        visit(unit, [])
-    for unit, above in BELOW.items():
-        reached = units.get(unit, set())
-        if unit == "ragrecall._budget":
-            assert not reached, f"{unit} imports {sorted(reached)}"
-            continue
-        wrong = sorted(reached & set(above))
-        assert not wrong, f"{unit} imports {wrong}, which sit above it"
+def test_alone_modules_import_nothing_of_ragrecall() -> None:
+    graph = _graph()
+    for name, deps in graph.items():
+        if any(name == a or name.startswith(f"{a}.") for a in ALONE):
+            outside = [d for d in deps if not any(d.startswith(a) for a in ALONE)]
+            assert not outside, f"{name} imports {outside}"
+
+
+def test_top_level_is_faces() -> None:
+    """The top of the package holds the public faces, the API module and the pytest plugin;
+    everything else lives in a group."""
+    files = sorted(p.name for p in ROOT.glob("*.py"))
+    private = [f for f in files if f.startswith("_") and f != "__init__.py"]
+    assert len(files) <= 14, files
+    assert private == ["_api.py", "_pytest_plugin.py"], private

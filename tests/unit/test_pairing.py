@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragrecall import ContextRecall, RetrievalRecall, Sample, evaluate
-from ragrecall._results_file import read_records
+from ragrecall._running.store import read_records
 from ragrecall.cli import main
 from ragrecall.text import claim_set_hash
 

@@ -15,8 +15,8 @@ import ragrecall.stats
 from ragrecall import Chunk, JudgeError
 from ragrecall._judge.drive import is_transient, retry_after
 from ragrecall._judge.structured import extract_json
-from ragrecall._metrics.evidence import best_sentence, quote_in, split_sentences
-from ragrecall._metrics.windows import pack
+from ragrecall._metrics.text.windows import pack
+from ragrecall._metrics.text.words import best_sentence, quote_in, split_sentences
 
 # fmt: off
 PROMPTS = [

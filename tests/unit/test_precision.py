@@ -20,7 +20,7 @@ from ragrecall import (
     RetrievalRecall,
     evaluate,
 )
-from ragrecall._metrics.precision import average_precision
+from ragrecall._metrics.context_precision import average_precision
 
 SAMPLE: dict[str, Any] = {
     "user_input": "Tell me about the Eiffel Tower.",

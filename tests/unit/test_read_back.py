@@ -15,7 +15,7 @@ from fakes import ScriptedJudge
 from family_fakes import family_reply
 
 from ragrecall import evaluate
-from ragrecall._results_file import read_records
+from ragrecall._running.store import read_records
 from ragrecall.cli import main
 from ragrecall.testing import recall_metric
 

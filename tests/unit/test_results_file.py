@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragrecall import RecallResult, Sample, SampleError
-from ragrecall._results_file import Record, ResultsFile, read_records
+from ragrecall._running.store import Record, ResultsFile, read_records
 
 
 def record(i: int, score: float | None = 0.5, runs: list[float | None] | None = None) -> Record:

@@ -19,7 +19,7 @@ from cdp import Browser
 from fakes import LogprobJudge
 
 from ragrecall import CalibrationError, ContextRecall, calibrate
-from ragrecall._results_file import read_records
+from ragrecall._running.store import read_records
 from ragrecall.calibration import CalibrationProfile, Label, read_labels
 from ragrecall.cli import main
 from ragrecall.prompts import PROMPT_VERSION

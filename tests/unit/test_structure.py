@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragrecall._metrics.structure import Unit, split_structure
+from ragrecall._metrics.claims.structure import Unit, split_structure
 
 
 def texts(reference: str) -> list[str]:

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from ragrecall import ClaimCache, ContextRecall
-from ragrecall._metrics.variants import combine, label_probability, mean_probability
+from ragrecall._metrics.verdicts.variants import combine, label_probability, mean_probability
 from ragrecall.testing import TextOnlyJudge
 
 

@@ -10,10 +10,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._core.schemas import Chunk, RecallResult, Sample, Usage
 from .._judge.drive import Steps
 from .._metrics.context_recall import ContextRecall
-from .._metrics.evidence import content_words, normalize
-from .._schemas import Chunk, RecallResult, Sample, Usage
+from .._metrics.text.words import content_words, normalize
 
 __all__ = [
     "REASONS",

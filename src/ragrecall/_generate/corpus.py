@@ -10,10 +10,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from .._errors import SampleError
-from .._metrics.evidence import split_sentences
-from .._safe_io import lines, loads, regular_file
-from .._schemas import Chunk
+from .._core.errors import SampleError
+from .._core.schemas import Chunk
+from .._io.safe import lines, loads, regular_file
+from .._metrics.text.words import split_sentences
 
 __all__ = ["TEXT_SUFFIXES", "Document", "chunk_documents", "read_corpus", "to_documents"]
 

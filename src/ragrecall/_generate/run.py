@@ -22,17 +22,17 @@ from typing import IO, Any
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from .._budget import Budget
-from .._errors import JudgeError, SampleError
+from .._core.errors import JudgeError, SampleError
+from .._core.schemas import Chunk, Usage
+from .._io.safe import lines, loads, regular_file
 from .._judge.drive import Call, Steps, ask, run_async, run_sync
 from .._judge.resolve import JudgeLike
 from .._judge.structured import structured
 from .._metrics.context_recall import ContextRecall
-from .._metrics.evidence import content_words
-from .._progress import progress
-from .._safe_io import lines, loads, regular_file
-from .._schemas import Chunk, Usage
-from ..prompts import Passage, render_passages
+from .._metrics.prompts import Passage, render_passages
+from .._metrics.text.words import content_words
+from .._running.budget import Budget
+from .._running.progress import progress
 from .check import Verdict, copy_overlap, is_near_duplicate, names_source, supported
 from .corpus import chunk_documents, read_corpus, to_documents
 from .prompts import KINDS, PROMPTS, Kind, QuestionAnswer

@@ -32,8 +32,8 @@ from tenacity import (
     retry_if_exception,
 )
 
-from .._errors import JudgeError, JudgeRateLimitError
-from .._schemas import Usage
+from .._core.errors import JudgeError, JudgeRateLimitError
+from .._core.schemas import Usage
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import openai
 from langchain_core.language_models import BaseChatModel
 
-from .._schemas import JudgeInfo
+from .._core.schemas import JudgeInfo
 
 __all__ = [
     "JudgeLike",

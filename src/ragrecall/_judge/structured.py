@@ -26,7 +26,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from .._errors import JudgeError
+from .._core.errors import JudgeError
 
 __all__ = [
     "capped",

@@ -11,12 +11,12 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
-from .._data import to_sample
-from .._errors import CalibrationError, JudgeModelError
+from .._core.errors import CalibrationError, JudgeModelError
+from .._core.schemas import RecallResult, Sample, Usage
+from .._io.samples import to_sample
 from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
-from .._schemas import RecallResult, Sample, Usage
-from .claims import ClaimCache
+from .claims.decompose import ClaimCache
 from .decision import CalibrationProfile
 
 __all__ = ["Metric", "MetricOptions"]

@@ -15,20 +15,20 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
-from .._errors import JudgeError
-from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
-from .._judge.resolve import JudgeLike, context_window, is_local
-from .._judge.structured import structured
-from .._schemas import (
+from .._core.errors import JudgeError
+from .._core.schemas import (
     Chunk,
     Usage,
 )
-from ..prompts import (
+from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from .._judge.resolve import JudgeLike, context_window, is_local
+from .._judge.structured import structured
+from .base import Metric, R
+from .prompts import (
     PassageRenderer,
     render_passages,
 )
-from .base import Metric, R
-from .windows import Window, estimate_tokens, pack
+from .text.windows import Window, estimate_tokens, pack
 
 __all__ = ["ChunkJudgedMetric", "ChunkStrategy", "chunk_strategy"]
 

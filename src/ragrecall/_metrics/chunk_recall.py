@@ -19,14 +19,14 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 
+from .._core.results import ChunkRecallResult, ChunkVerdict
+from .._core.schemas import Sample, Usage
 from .._judge.drive import DEFAULT_TIMEOUT, Steps
 from .._judge.resolve import JudgeLike
-from .._results import ChunkRecallResult, ChunkVerdict
-from .._schemas import Sample, Usage
 from .base import Metric
 from .chunk_judged import ChunkStrategy, chunk_strategy
-from .claims import ClaimCache
-from .precision import ContextPrecision
+from .claims.decompose import ClaimCache
+from .context_precision import ContextPrecision
 from .response_recall import ResponseRecall
 
 __all__ = ["ChunkRecall"]

@@ -15,13 +15,9 @@ from typing import Any, Literal
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from .._cache import claims_store_path
-from .._data import to_sample
-from .._deprecation import renamed
-from .._intervals import correlated_method
-from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
-from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
-from .._schemas import (
+from .._core.cache import claims_store_path
+from .._core.deprecation import renamed
+from .._core.schemas import (
     Chunk,
     ClaimSet,
     ClaimVerdict,
@@ -30,7 +26,16 @@ from .._schemas import (
     Usage,
     claim_set_hash,
 )
-from ..prompts import (
+from .._io.samples import to_sample
+from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
+from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
+from .._stats.intervals import correlated_method
+from ..stats import CLAIM_CORRELATION, share_interval
+from .base import Metric, MetricOptions
+from .claims.decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
+from .claims.decontext import decontext_chain, needs_context
+from .decision import CalibrationProfile, Decision
+from .prompts import (
     DECOMPOSE_PROMPT,
     DECONTEXT_PROMPT,
     PROMPT_VERSION,
@@ -38,15 +43,10 @@ from ..prompts import (
     PassageRenderer,
     render_passages,
 )
-from ..stats import CLAIM_CORRELATION, share_interval
-from .attribution import Evidence, Strategy, Verdict, attribute, attribution_chain
-from .base import Metric, MetricOptions
-from .claims import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from .decision import CalibrationProfile, Decision
-from .decontext import decontext_chain, needs_context
-from .redaction import redact
-from .variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
-from .windows import pack
+from .text.redaction import redact
+from .text.windows import pack
+from .verdicts.attribution import Evidence, Strategy, Verdict, attribute, attribution_chain
+from .verdicts.variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
 
 __all__ = ["ContextRecall", "default_claim_cache"]
 
@@ -127,9 +127,9 @@ class ContextRecall(Metric[RecallResult]):
             ``variant_band`` of the threshold is asked again in this many further variants
             (``prompts.VERDICT_VARIANTS``: a flipped question, other label words, the claim
             first), each calibrated by its content-free baseline (asked once per metric), and
-            its P(supported) is
-            their mean in log-odds (``ragrecall._metrics.variants``). Default 0 (off: it has not
-            yet shown a reliable gain). Claims outside the band cost nothing extra.
+            its P(supported) is their mean in log-odds
+            (``ragrecall._metrics.verdicts.variants``). Default 0 (off: it has not yet shown a
+            reliable gain). Claims outside the band cost nothing extra.
         variant_band: how close to the decision a claim's margin must be to be asked again.
         render_passages: how passages are shown to the judge (default
             ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).

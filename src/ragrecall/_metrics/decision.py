@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .._errors import CalibrationError
-from .._safe_io import field_errors
-from ..prompts import PROMPT_VERSION
+from .._core.errors import CalibrationError
+from .._io.safe import field_errors
+from .prompts import PROMPT_VERSION
 
 __all__ = [
     "DEFAULT_DECISION",

@@ -6,9 +6,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._core.schemas import Chunk, Sample
 from .._judge.resolve import DEFAULT_CONTEXT_WINDOW, JudgeLike, context_window
-from .._schemas import Chunk, Sample
-from ..prompts import (
+from .base import Metric
+from .claims.decompose import clean_claims, needs_judge, rule_claims
+from .claims.decontext import needs_context, referring_span
+from .context_recall import ContextRecall
+from .prompts import (
     BATCHED_PROMPT,
     DECOMPOSE_PROMPT,
     DECONTEXT_PROMPT,
@@ -17,12 +21,8 @@ from ..prompts import (
     VERDICT_PREFIX,
     render_passages,
 )
-from .base import Metric
-from .claims import clean_claims, needs_judge, rule_claims
-from .context_recall import ContextRecall
-from .decontext import needs_context, referring_span
 from .registry import MetricOptions, metric_class
-from .windows import estimate_tokens, pack
+from .text.windows import estimate_tokens, pack
 
 __all__ = [
     "PRICES",

@@ -15,12 +15,15 @@ from typing import Any
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from .._core.results import QuestionRecallResult, SubQuestionVerdict
+from .._core.schemas import Sample, Usage
 from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
 from .._judge.resolve import JudgeLike, context_window
 from .._judge.structured import structured
-from .._results import QuestionRecallResult, SubQuestionVerdict
-from .._schemas import Sample, Usage
-from ..prompts import (
+from .base import Metric, MetricOptions
+from .claims.decompose import ClaimCache, clean_claims
+from .context_recall import default_claim_cache
+from .prompts import (
     ANSWERABLE_PROMPT,
     SUB_QUESTIONS_PROMPT,
     Answerable,
@@ -28,10 +31,7 @@ from ..prompts import (
     SubQuestions,
     render_passages,
 )
-from .base import Metric, MetricOptions
-from .claims import ClaimCache, clean_claims
-from .context_recall import default_claim_cache
-from .windows import Window, pack
+from .text.windows import Window, pack
 
 __all__ = ["QuestionRecall"]
 

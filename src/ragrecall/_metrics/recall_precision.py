@@ -9,16 +9,16 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
+from .._core.results import RecallPrecisionResult
+from .._core.schemas import Sample, Usage
 from .._judge.drive import DEFAULT_TIMEOUT, Steps
 from .._judge.resolve import JudgeLike
-from .._results import RecallPrecisionResult
-from .._schemas import Sample, Usage
-from .attribution import Strategy
 from .base import Metric, MetricOptions
 from .chunk_judged import ChunkStrategy
-from .claims import ClaimCache, ClaimMode
+from .claims.decompose import ClaimCache, ClaimMode
+from .context_precision import ContextPrecision
 from .context_recall import ContextRecall
-from .precision import ContextPrecision
+from .verdicts.attribution import Strategy
 
 __all__ = ["RecallPrecision"]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._core.schemas import RecallResult
 from .._judge.resolve import JudgeLike, resolve_judge
-from .._schemas import RecallResult
 from . import (  # noqa: F401  (defining each class registers it)
     chunk_recall,
+    context_precision,
     context_recall,
-    precision,
     question_recall,
     recall_precision,
     response_recall,

@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Sequence
 from typing import TypeVar
 
-from .._schemas import RecallResult, Usage
+from .._core.schemas import RecallResult, Usage
 
 __all__ = ["combine_runs"]
 

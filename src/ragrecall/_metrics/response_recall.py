@@ -7,8 +7,8 @@ prompts are ContextRecall's, so claims decomposed for one metric are reused by t
 
 from __future__ import annotations
 
+from .._core.schemas import Chunk, RecallResult, Sample, Usage
 from .._judge.drive import Steps
-from .._schemas import Chunk, RecallResult, Sample, Usage
 from .context_recall import ContextRecall
 
 __all__ = ["RESPONSE_CHUNK_ID", "ResponseRecall"]

@@ -28,12 +28,12 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
-from .._deprecation import renamed
+from .._core.deprecation import renamed
+from .._core.results import RelevantItem, RetrievalResult
+from .._core.schemas import Sample, Usage
 from .._judge.drive import Steps
-from .._results import RelevantItem, RetrievalResult
-from .._schemas import Sample, Usage
 from .base import Metric
-from .evidence import normalize
+from .text.words import normalize
 
 __all__ = ["DEFAULT_KS", "RetrievalRecall", "ndcg"]
 

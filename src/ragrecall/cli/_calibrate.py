@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._calibration import Agreement, calibrate
-from .._errors import CalibrationError, SampleError
-from .._results_file import read_records
-from .._schemas import RecallResult
+from .._analysis.calibrate import calibrate
+from .._core.errors import CalibrationError, SampleError
+from .._core.schemas import RecallResult
+from .._metrics.decision import Agreement
+from .._running.store import read_records
 from ..stats import ECE_MIN_LABELS
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole

@@ -11,11 +11,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .._claim_sets import write_claim_sets
-from .._errors import JudgeError, SampleError
+from .._core.errors import JudgeError, SampleError
+from .._core.schemas import ClaimSet, Sample, Usage
 from .._metrics.base import MetricOptions
+from .._metrics.claims.sets import write_claim_sets
 from .._metrics.context_recall import ContextRecall
-from .._schemas import ClaimSet, Sample, Usage
 from ._exit import OK, USAGE_ERROR
 from ._inputs import (
     add_input_command,

@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._calibration.answers import read_answer_labels
-from .._compare import Comparison, compare_records
-from .._corrected import CorrectedDifference, check_answers, corrected_difference
-from .._errors import SampleError
-from .._html import compare_report
-from .._results_file import read_records
+from .._analysis.answers import read_answer_labels
+from .._analysis.compare import Comparison, compare_records
+from .._analysis.corrected import CorrectedDifference, check_answers, corrected_difference
+from .._core.errors import SampleError
+from .._report.html import compare_report
+from .._running.store import read_records
 from ._exit import GATE_FAILED, OK, USAGE_ERROR
 from ._text import PlainConsole
 

@@ -9,12 +9,12 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from .._engines.base import identities, pending
+from .._core.schemas import Sample
 from .._judge.resolve import JudgeLike
 from .._metrics.base import MetricOptions
 from .._metrics.estimate import estimate_cost, known_price, recall_plan
-from .._results_file import read_records
-from .._schemas import Sample
+from .._running.engines.base import identities, pending
+from .._running.store import read_records
 from ._exit import OK
 
 __all__ = ["dry_run"]

@@ -9,13 +9,13 @@ import argparse
 import os
 from typing import Any
 
-from .._batch.engine import BatchEngine
-from .._engines.base import Engine
-from .._engines.local import LocalEngine
-from .._errors import SampleError
-from .._extras import requires
+from .._core.errors import SampleError
+from .._core.extras import requires
 from .._judge.resolve import JudgeLike
-from .._metrics.spec import factory, server
+from .._running.engines.base import Engine
+from .._running.engines.batch.engine import BatchEngine
+from .._running.engines.local import LocalEngine
+from .._running.spec import factory, server
 
 __all__ = ["add_engine_arguments", "build_engine", "judge_recipe"]
 

@@ -26,19 +26,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .._budget import Budget
-from .._calibration.answers import read_answer_labels
-from .._claim_sets import read_claim_sets, with_claim_sets
-from .._corrected import AnswerLabel, CorrectedMean, check_answers, corrected_mean
-from .._engines.base import Engine, RunSettings, identities
-from .._errors import JudgeModelError, SampleError
+from .._analysis.answers import read_answer_labels
+from .._analysis.corrected import AnswerLabel, CorrectedMean, check_answers, corrected_mean
+from .._analysis.summary import RunSummary
+from .._core.errors import JudgeModelError, SampleError
 from .._metrics.base import MetricOptions
+from .._metrics.claims.sets import read_claim_sets, with_claim_sets
 from .._metrics.decision import CalibrationProfile
+from .._metrics.prompts import PROMPT_VERSION
 from .._metrics.registry import metric_names
-from .._metrics.spec import MetricSpec
-from .._results_file import Record
-from .._summary import RunSummary
-from ..prompts import PROMPT_VERSION
+from .._running.budget import Budget
+from .._running.engines.base import Engine, RunSettings, identities
+from .._running.spec import MetricSpec
+from .._running.store import Record
 from ._dry_run import dry_run
 from ._engine import add_engine_arguments, build_engine, judge_recipe
 from ._exit import USAGE_ERROR, stopped

@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from .._errors import JudgeModelError
+from .._core.errors import JudgeModelError
 from ._text import PlainConsole
 
 if TYPE_CHECKING:
-    from .._results_file import Record
+    from .._running.store import Record
 
 __all__ = [
     "BUDGET_STOPPED",

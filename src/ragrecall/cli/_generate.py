@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._errors import JudgeError, JudgeModelError
+from .._core.errors import JudgeError, JudgeModelError
 from .._generate.check import REASONS
 from .._generate.prompts import KINDS
 from .._generate.run import (
@@ -40,7 +40,7 @@ from .._generate.run import (
     generate,
     load_chunks,
 )
-from .._metrics.claims import ClaimCache
+from .._metrics.claims.decompose import ClaimCache
 from .._metrics.context_recall import ContextRecall
 from ._exit import BUDGET_STOPPED, GATE_FAILED, JUDGE_UNAVAILABLE, OK, USAGE_ERROR, stopped
 from ._inputs import add_judge_arguments, check_writable, claim_cache, judge_spec

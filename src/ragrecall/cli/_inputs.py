@@ -14,14 +14,14 @@ from pydantic import AliasChoices
 from rich.console import Console
 from rich.markup import escape
 
-from .._data import COLUMNS, iter_samples, repeated_tasks
-from .._errors import SampleError
-from .._files import DataRows
+from .._core.errors import SampleError
+from .._core.schemas import Sample
+from .._io.files import DataRows
+from .._io.safe import loads
+from .._io.samples import COLUMNS, iter_samples, repeated_tasks
 from .._judge.resolve import JudgeLike, import_judge, judge_at
-from .._metrics.claims import ClaimCache
+from .._metrics.claims.decompose import ClaimCache
 from .._metrics.registry import metric_class
-from .._safe_io import loads
-from .._schemas import Sample
 
 __all__ = [
     "CLAIM_MODES",

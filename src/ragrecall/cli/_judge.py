@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .._errors import JudgeModelError
+from .._core.errors import JudgeModelError
 from .._local._child import start_llama
 from .._local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
 from .._local._server import START_TIMEOUT, default_threads, wait_healthy

@@ -14,12 +14,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._budget import Budget
-from .._corrected import CorrectedMean
-from .._html import eval_report
-from .._results_file import Record
-from .._schemas import Usage
-from .._summary import RunSummary
+from .._analysis.corrected import CorrectedMean
+from .._analysis.summary import RunSummary
+from .._core.schemas import Usage
+from .._report.html import eval_report
+from .._running.budget import Budget
+from .._running.store import Record
 from ._exit import BUDGET_STOPPED, GATE_FAILED, OK, output_failed
 from ._text import PlainConsole
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .._calibration.review import pick_answers, pick_for_review, review_csv, review_page
-from .._errors import SampleError
-from .._results_file import read_records
+from .._analysis.review import pick_answers, pick_for_review, review_csv, review_page
+from .._core.errors import SampleError
+from .._running.store import read_records
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole
 

@@ -10,11 +10,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .._engines.base import Identity
-from .._errors import SampleError
-from .._results_file import Record
-from .._schemas import RecallResult, Sample
-from .._traces import TracedSamples, load_traces
+from .._core.errors import SampleError
+from .._core.schemas import RecallResult, Sample
+from .._io.traces import TracedSamples, load_traces
+from .._running.engines.base import Identity
+from .._running.store import Record
 from ._inputs import check_needs, read_input
 
 __all__ = ["add_traces_arguments", "finish_traces", "read_samples"]

@@ -20,16 +20,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._extras import requires
+from .._core.extras import requires
 
 with requires("ragrecall.ray"):
     import ray.data
 
-    from .._metrics.spec import MetricLike, MetricSpec, factory, server
-    from ._engine import RayEngine
-    from ._gate import Limits
-    from ._run import RayRun
-    from ._summary import iter_records, report, summarize
+    from .._running.engines.ray.engine import RayEngine
+    from .._running.engines.ray.gate import Limits
+    from .._running.engines.ray.run import RayRun
+    from .._running.engines.ray.summary import iter_records, report, summarize
+    from .._running.spec import MetricLike, MetricSpec, factory, server
 
 __all__ = [
     "Limits",

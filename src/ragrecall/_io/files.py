@@ -1,0 +1,188 @@
+"""Dataset files (JSONL, JSON, CSV, Parquet) and directories of them, read as rows.
+
+Each row comes with the line it starts on, so that a bad row, like every read error (bytes
+that are not UTF-8, invalid JSON, an empty ``.json``), is named by file and line.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .._core.errors import SampleError
+from .._core.extras import requires
+from .safe import lines, loads
+
+__all__ = ["SUFFIXES", "DataRows", "read_file"]
+
+SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+
+
+def read_file(path: Path) -> Iterator[tuple[int | None, Any]]:
+    """Each row of a file, with the line it starts on (None for Parquet, which has none)."""
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise SampleError("expected .jsonl, .json, .csv or .parquet", file=str(path))
+    try:
+        if suffix == ".jsonl":
+            yield from _jsonl(path)
+        elif suffix == ".json":
+            yield from _json(path)
+        elif suffix == ".csv":
+            yield from _csv(path)
+        else:
+            yield from ((None, row) for row in _parquet(path))
+    except UnicodeDecodeError as err:
+        line, byte = _first_bad_byte(path)
+        raise SampleError(
+            f"not UTF-8 (byte {byte:#04x}: {err.reason}); save the file as UTF-8",
+            file=str(path),
+            line=line,
+        ) from err
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    with path.open("rb") as f:
+        for number, raw in lines(f, path):
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            if not line.strip():
+                continue
+            try:
+                yield number, loads(line)
+            except json.JSONDecodeError as err:
+                raise SampleError(
+                    f"invalid JSON: {err.msg} (column {err.colno})", file=str(path), line=number
+                ) from err
+
+
+def _json(path: Path) -> Iterator[tuple[int | None, Any]]:
+    text = path.read_bytes().decode("utf-8-sig")
+    if not text.strip():
+        raise SampleError("empty file; expected a JSON array of samples", file=str(path), line=1)
+    try:
+        value = loads(text)
+    except json.JSONDecodeError as err:
+        raise SampleError(
+            f"invalid JSON: {err.msg} (column {err.colno})", file=str(path), line=err.lineno
+        ) from err
+    if isinstance(value, list):
+        yield from ((None, item) for item in value)  # named by row: items share lines
+    else:
+        yield 1, value
+
+
+def _csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8-sig", newline="") as f:  # a BOM is not a column name
+        reader = csv.reader(f)
+        start = 1
+        try:
+            header = next(reader, None)
+            if header is None:
+                return
+            start = reader.line_num + 1
+            for cells in reader:
+                if cells:  # a blank line has none
+                    if len(cells) > len(header):
+                        raise SampleError(
+                            f"{len(cells)} cells but the header names {len(header)} columns",
+                            file=str(path),
+                            line=start,
+                        )
+                    # An empty cell is absent (CSV has no other way to say so; pandas agrees);
+                    # a short row's missing cells too.
+                    values = [v if v != "" else None for v in cells]
+                    yield start, dict(zip(header, values, strict=False))
+                start = reader.line_num + 1
+        except csv.Error as err:
+            raise SampleError(f"unreadable CSV: {err}", file=str(path), line=start) from err
+
+
+def _parquet(path: Path) -> list[dict[str, Any]]:
+    try:
+        with requires("reading Parquet"):
+            import pyarrow.parquet as pq
+    except ModuleNotFoundError as err:
+        raise SampleError(str(err), file=str(path)) from err
+    try:
+        table = pq.read_table(path)
+    except Exception as err:  # pyarrow's errors share no base class with a useful name
+        raise SampleError(f"unreadable Parquet: {err}", file=str(path)) from err
+    rows: list[dict[str, Any]] = table.to_pylist()  # Python values, nulls as None
+    return rows
+
+
+def _first_bad_byte(path: Path) -> tuple[int, int]:
+    """The line and value of the first byte of ``path`` that is not UTF-8."""
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                return number, raw[err.start]
+    return 1, 0
+
+
+class DataRows:
+    """The rows of one file or of every supported file in a directory (sorted by name), up
+    to ``limit``; re-iterable. ``skipped`` lists a directory's other entries (other files,
+    subfolders: they are not read); ``columns`` the column names seen; ``where`` the file,
+    line and row (in that file) of the last row read; ``locate`` names the file and row of
+    a global row index."""
+
+    def __init__(self, path: Path, limit: int | None = None):
+        self.path = path
+        self.skipped: list[Path] = []
+        if path.is_dir():
+            entries = sorted(path.iterdir())
+            self.files = [p for p in entries if p.is_file() and p.suffix.lower() in SUFFIXES]
+            self.skipped = [p for p in entries if p not in self.files]
+            if not self.files:
+                found = f" (it holds {_names(self.skipped)})" if self.skipped else ""
+                raise SampleError(
+                    f"no {', '.join(SUFFIXES)} files in this directory{found}", file=str(path)
+                )
+        elif path.exists():
+            self.files = [path]
+        else:
+            raise FileNotFoundError(errno.ENOENT, "no such file or directory", str(path))
+        self.limit = limit
+        self.sizes: list[int] = []
+        self.columns: set[str] = set()
+        self.where: tuple[str, int | None, int] | None = None
+
+    def skipped_note(self) -> str:
+        """What a directory holds that is not read, in words."""
+        return f"{self.path}: not read (not a data file, or a folder): {_names(self.skipped)}"
+
+    def __iter__(self) -> Iterator[Any]:
+        count = 0
+        sizes: list[int] = []
+        self.sizes = sizes
+        for file in self.files:
+            sizes.append(0)
+            for line, row in read_file(file):
+                if self.limit is not None and count >= self.limit:
+                    return
+                self.where = (str(file), line, sizes[-1])
+                if isinstance(row, dict):
+                    self.columns.update(map(str, row))
+                sizes[-1] += 1
+                count += 1
+                yield row
+
+    def locate(self, index: int) -> str:
+        """``file, row n`` for a global row index (after one full pass)."""
+        for file, size in zip(self.files, self.sizes, strict=False):
+            if index < size:
+                return f"{file.name}, row {index}"
+            index -= size
+        return f"row {index}"
+
+
+def _names(paths: list[Path]) -> str:
+    """``a.txt, notes.md, sub/``: the names, a folder's with a slash."""
+    return ", ".join(p.name + ("/" if p.is_dir() else "") for p in paths)

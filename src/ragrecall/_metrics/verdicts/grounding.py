@@ -1,0 +1,185 @@
+"""Grounding: may this evidence support this claim? A check of the evidence and the chunk it
+was found in, not of the judge's word, so an attack that sways the judge still fails here.
+
+A supported verdict rests on evidence found verbatim in a shown chunk (the judge's quote, or
+the sentence the library aligned). ``evidence_refusal`` then says why that evidence cannot count:
+
+- it addresses the judge: the sentences that hold it give orders to the reader, imitate a
+  verdict or a chat or function-call transcript (``injection.instructs_judge``, on those
+  sentences only: an honest report that quotes an attack elsewhere still counts);
+- it repeats the claim (most of the claim's content words) inside a chunk that gives the
+  judge orders in its own voice (``redaction.redact`` withholds it whole; one that only
+  quotes an order is not refused for it), beside an order in hidden HTML, or that is not
+  plain prose: hidden characters (Unicode tags, bidirectional overrides, private-use
+  characters; not zero-width spaces or direction marks, which the rules read through),
+  encoded runs (hex, base64, base32, percent, quoted-printable, entity, escape or binary
+  codes), disguised letters (full-width, mathematical, leetspeak, letters spaced out), text
+  in another language than the claim's outside quotation marks, or machine layout (JSON with
+  a turn that says something or a tool call's arguments, markup tags, key-value or log
+  lines, tables, code, subtitles, one-letter lines).
+  A planted claim needs an order next to it; in readable English the order is found by the
+  rules, and in any other form the chunk is not plain prose. No word list of attacks decides
+  this second part: it is a property of the text's form.
+
+The figures (attacks held, honest support kept) are in ``benchmarks/injection.py --obedient``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from ..text.injection import instructs_judge
+from ..text.redaction import HIDDEN, redact
+from ..text.words import FUNCTION_WORDS, normalize, split_sentences
+
+__all__ = ["evidence_refusal", "not_plain"]
+
+_WORD = re.compile(r"\w+")
+# How much of the claim a repetition holds.
+_COPY = 0.75
+
+
+def evidence_refusal(claim: str, evidence: str, text: str) -> str:
+    """Why ``evidence``, found in the chunk ``text``, cannot support ``claim``; "" if it can."""
+    if not evidence.strip():
+        return ""
+    found = normalize(evidence)
+    held = [s for s, n in _normal_sentences(text) if n and (n in found or found in n)]
+    if instructs_judge(" ".join(held) or evidence):
+        return "the evidence addresses the judge"
+    wanted = _words(normalize(claim))
+    repeated = max((len(wanted & w) for w in _sentence_words(text)), default=0)
+    if wanted and max(len(wanted & _words(found)), repeated) >= _COPY * len(wanted):
+        shown = redact(text)
+        why = "orders to the judge" if shown is None else "hidden text" if HIDDEN in shown else ""
+        why = why or not_plain(text, english=claim.isascii())
+        if why:
+            return f"the evidence repeats the claim in a chunk with {why}"
+    return ""
+
+
+@functools.lru_cache(maxsize=2048)
+def _normal_sentences(text: str) -> tuple[tuple[str, str], ...]:
+    """Each sentence of ``text`` and its normalised form (cached: every claim of a sample is
+    checked against the same chunks)."""
+    return tuple((s, normalize(s)) for s in split_sentences(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _words(normalized: str) -> set[str]:
+    """``evidence.content_words`` of text already normalised."""
+    return {w for w in _WORD.findall(normalized) if w not in FUNCTION_WORDS}
+
+
+def _sentence_words(text: str) -> tuple[set[str], ...]:
+    return tuple(_words(n) for _, n in _normal_sentences(text))
+
+
+# --- plain prose ----------------------------------------------------------------------------
+
+_HIDDEN_RANGES = ((0xE0000, 0xE007F), (0x202A, 0x202E), (0x2066, 0x2069), (0xE000, 0xF8FF))
+_ENCODED = re.compile(
+    r"(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{24,}(?![\w/-])"  # hex
+    r"|(?:%[0-9a-f]{2}){4,}|(?:=[0-9a-f]{2}){4,}|(?:&#x?[0-9a-f]+;){4,}|(?:\\u[0-9a-f]{4}){3,}"
+    r"|(?:\b[01]{8}\b\s*){4,}"
+    r"|(?<![\w/.-])(?=[a-z0-9+/]*\d)(?=[a-z0-9+/]*[a-z])[a-z0-9+/]{24,}={0,2}(?![\w/-])",
+    re.IGNORECASE,
+)
+_BASE32 = re.compile(r"(?<![\w/.-])[A-Z2-7]{24,}={0,6}(?![\w/-])")
+_LEET = re.compile(r"\b(?=\w*[a-z]\w*\d\w*[a-z]|\w*\d\w*[a-z]\w*\d)[a-z0-9]{3,}\b", re.I)
+_SPACED = re.compile(r"(?:\b\w\s){8,}")
+# HTML's elements (a web page's markup is plain enough; a made-up tag is not).
+_HTML = (
+    "a|abbr|address|article|aside|audio|b|blockquote|body|br|button|caption|cite|code|dd|del"
+    "|details|dfn|div|dl|dt|em|figcaption|figure|footer|form|h[1-6]|head|header|hr|html|i|iframe"
+    "|img|input|ins|kbd|label|li|link|main|mark|meta|nav|noscript|ol|option|p|picture|pre|q|s"
+    "|samp|section|select|small|source|span|strong|sub|summary|sup|table|tbody|td|textarea"
+    "|tfoot|th|thead|time|title|tr|u|ul|var|video|wbr|center|font"
+)
+_LAYOUT = re.compile(
+    # A transcript's turn that says something, a tool call's arguments, a script's JSON keys.
+    r"[{,]\s*[\"'](?:content|arguments|tool_calls?|@type|@context)[\"']\s*:\s*(?!null\b)"
+    r"|<(?!/?(?:" + _HTML + r")\b)/?[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # tags that are not HTML's
+    r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|<[^<>]*\shidden[\s>=]"  # scripts, hidden
+    # key=value pairs (not sums, 2 x 8=16, nor a URL's query, ?item=1&tpk=2)
+    r"|(?<![?&;])\b[A-Za-z_]\w*=\w+\b.*(?<![?&;])\b[A-Za-z_]\w*=\w+\b"
+    r"|^\s*(?:def|return|var|let|const|function|import)\s+[\w(]"  # code
+    r"|(?:^|\s)(?:\#|//)\s+\w+|(?:^|[}\s])%\s+[a-z]"  # comments
+    r"|\d\d:\d\d:\d\d[,.]\d+\s*-->|\d{4}-\d\d-\d\dt\d\d:\d\d"  # subtitles, log lines
+    r"|(?:^\s*\S{1,2}\s*$\n){4,}",  # one letter a line
+    re.MULTILINE,
+)
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』")
+
+
+@functools.lru_cache(maxsize=4096)
+def not_plain(text: str, english: bool = True) -> str:
+    """What keeps ``text`` from being plain prose (in English, or in any language); "" if
+    nothing."""
+    if any(_hidden(c) for c in text):
+        return "hidden characters"
+    if _ENCODED.search(text) or _BASE32.search(text):
+        return "encoded text"
+    compat = sum(
+        1
+        for c in text
+        if c.isalnum() and not c.isascii() and unicodedata.normalize("NFKC", c).isascii()
+    )
+    if compat >= 3 or len(_LEET.findall(text)) >= 4 or _SPACED.search(text):
+        return "disguised letters"
+    if _LAYOUT.search(text):
+        return "machine layout"
+    if _foreign(text, english):
+        return "text in another language"
+    return ""
+
+
+def _hidden(char: str) -> bool:
+    """A character that hides text: a Unicode tag (text no font shows), a bidirectional
+    override or isolate (shown in another order than it is read), a private-use character.
+    Other format characters (zero-width spaces, joiners, direction marks) hide nothing: the
+    rules read through them."""
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in _HIDDEN_RANGES)
+
+
+# The commonest function words of other languages written in Latin letters (Spanish,
+# Portuguese, French, Italian, German, Dutch, Swedish, Indonesian, Swahili, Turkish, Polish):
+# a language's own words, not an attack's, so the list does not race the attackers.
+_OTHER_WORDS = (
+    "el la los las del que por para una con como está este esta pero más muy sus os as um "
+    "uma não são ao dos das pelo pela isso de et le les des du une est sont avec dans pour "
+    "pas qui sur aux cette vous ce par au il gli della che per con non sono questo questa "
+    "è der die das und ist nicht mit sich auf für ein eine dem den zu sie het een van en "
+    "niet zijn deze dat door voor ze wordt och att är det som för på med inte till av "
+    "stycke dan yang ini itu untuk dengan tidak ada dari bahwa oleh sudah na kwa ya wa ni "
+    "hii kuwa hili hiki kwamba ve bir bu da için ile gibi się nie jest że na do jako tym "
+    "oraz dla"
+)
+_OTHER = frozenset(_OTHER_WORDS.split())
+
+
+def _foreign(text: str, english: bool) -> bool:
+    """A sentence outside quotation marks in another script than the claim's, or in another
+    language written in Latin letters (three of its function words or more, more than the
+    English ones; or accented letters and almost no English function words), when the claim
+    is English."""
+    if not english:
+        return False
+    for sentence in split_sentences(_QUOTED.sub(" ", text)):
+        letters = [c for c in sentence if c.isalpha()]
+        if len(letters) < 4:
+            continue
+        if sum(not c.isascii() for c in letters) / len(letters) > 0.3:
+            return True
+        words = [w.casefold() for w in _WORD.findall(sentence)]
+        other = len({w for w in words if w in _OTHER})
+        ours = sum(w in FUNCTION_WORDS for w in words)
+        if other >= 3 and other > ours:
+            return True
+        accented = sum(not c.isascii() for c in letters)
+        if accented >= 3 and len(words) >= 6 and ours < 0.15 * len(words):
+            return True
+    return False

@@ -1,0 +1,1 @@
+"""HTML pages, self-contained: the shell every page shares and the eval and compare reports."""
