@@ -442,7 +442,7 @@ def summarise(
     date = time.strftime("%Y-%m-%d %H:%M")
     load_start = os.getloadavg()
     # The embedded judge's machinery is imported only when the judge is resolved.
-    judge_loaded = "ragrecall._local" in sys.modules
+    judge_loaded = "ragrecall._judge.local" in sys.modules
 
     formats = [f for f in FORMATS if any(i["format"] == f for i in items)]
     summary: dict[str, Any] = {

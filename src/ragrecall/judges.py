@@ -15,10 +15,10 @@ _EXPORTS: dict[str, str] = {
     "resolve_judge": "ragrecall._judge.resolve",
     "Policy": "ragrecall._judge.drive",
     "structured": "ragrecall._judge.structured",
-    "DEFAULT_MODEL": "ragrecall._local",
-    "LocalJudge": "ragrecall._local",
-    "ModelInfo": "ragrecall._local",
-    "resolve_model": "ragrecall._local",
+    "DEFAULT_MODEL": "ragrecall._judge.local",
+    "LocalJudge": "ragrecall._judge.local",
+    "ModelInfo": "ragrecall._judge.local",
+    "resolve_model": "ragrecall._judge.local",
     "attribution_chain": "ragrecall._metrics.verdicts.attribution",
     "decomposition_chain": "ragrecall._metrics.claims.decompose",
 }
@@ -31,7 +31,7 @@ if _typing.TYPE_CHECKING:
     from ._judge.drive import Policy
     from ._judge.resolve import JudgeLike, resolve_judge
     from ._judge.structured import structured
-    from ._local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
+    from ._judge.local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
     from ._metrics.claims.decompose import decomposition_chain
     from ._metrics.verdicts.attribution import attribution_chain
 

@@ -18,13 +18,12 @@ RANK = {
     "_core": 0,  # what a sample and a result are; imports nothing else of ragrecall
     "_stats": 0,  # the maths; imports nothing of ragrecall
     "_io": 1,
-    "_local": 2,
-    "_judge": 3,
-    "_metrics": 4,
-    "_running": 5,
-    "_analysis": 6,
-    "_generate": 6,
-    "_report": 7,
+    "_judge": 2,  # with the embedded judge, local/
+    "_metrics": 3,
+    "_running": 4,
+    "_analysis": 5,
+    "_generate": 5,
+    "_report": 6,
 }
 # Everything else is a face: __init__, _api, the public modules, cli/, ray/, the pytest plugin.
 ALONE = {"ragrecall._stats", "ragrecall._running.budget"}  # import nothing of ragrecall

@@ -14,10 +14,10 @@ from pathlib import Path
 import huggingface_hub
 import pytest
 
-import ragrecall._local as local
+import ragrecall._judge.local as local
 from ragrecall import JudgeModelError, ModelIntegrityError
-from ragrecall._local import _model, _pinned
-from ragrecall._local._model import ModelSpec, model_id, models_dir, resolve_model
+from ragrecall._judge.local import _model, _pinned
+from ragrecall._judge.local._model import ModelSpec, model_id, models_dir, resolve_model
 from ragrecall.cli._judge import add_judge_commands
 
 CONTENT = b"GGUF" + bytes(range(256)) * 24

@@ -22,8 +22,8 @@ import pytest
 from pydantic import BaseModel
 
 from ragrecall import JudgeModelError
-from ragrecall._local import LocalJudge, _server
-from ragrecall._local._server import JudgeServer, ServerConfig
+from ragrecall._judge.local import LocalJudge, _server
+from ragrecall._judge.local._server import JudgeServer, ServerConfig
 
 pytestmark = pytest.mark.system  # child processes started, killed and orphaned
 
@@ -223,7 +223,7 @@ def test_child_exits_when_the_parent_dies(model: Path, fake_child: list[str]) ->
     parent = textwrap.dedent(
         f"""
         import os
-        from ragrecall._local._server import JudgeServer, ServerConfig
+        from ragrecall._judge.local._server import JudgeServer, ServerConfig
         server = JudgeServer(ServerConfig({str(model)!r}), command={fake_child!r})
         server.ensure_running()
         print(server.pid, flush=True)

@@ -58,8 +58,8 @@ def test_prompts_stats_and_adapters_are_pinned() -> None:
 def test_importing_ragrecall_leaves_the_local_judge_unloaded() -> None:
     code = (
         "import sys, ragrecall, ragrecall.judges; "
-        "print(any(m.startswith(('ragrecall._local', 'xllamacpp')) for m in sys.modules)); "
-        "ragrecall.judges.LocalJudge; print('ragrecall._local' in sys.modules)"
+        "print(any(m.startswith(('ragrecall._judge.local', 'xllamacpp')) for m in sys.modules)); "
+        "ragrecall.judges.LocalJudge; print('ragrecall._judge.local' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]

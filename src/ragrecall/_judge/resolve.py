@@ -45,7 +45,7 @@ def resolve_judge(judge: JudgeLike) -> BaseChatModel:
     if isinstance(judge, BaseChatModel):
         return judge
     if judge is None or judge == "local":
-        from .._local import LocalJudge
+        from .local import LocalJudge
 
         return LocalJudge()
     if isinstance(judge, str):
@@ -117,7 +117,7 @@ def import_judge(factory: str) -> BaseChatModel:
 
 def is_embedded(judge: BaseChatModel) -> bool:
     """The embedded local judge (a LocalJudge; its module is loaded once one exists)."""
-    chat = sys.modules.get("ragrecall._local._chat")
+    chat = sys.modules.get("ragrecall._judge.local._chat")
     return chat is not None and isinstance(judge, chat.LocalJudge)
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .._core.errors import JudgeModelError
-from .._local._child import start_llama
-from .._local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
-from .._local._server import START_TIMEOUT, default_threads, wait_healthy
+from .._judge.local._child import start_llama
+from .._judge.local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
+from .._judge.local._server import START_TIMEOUT, default_threads, wait_healthy
 from ._exit import JUDGE_UNAVAILABLE, OK, USAGE_ERROR
 
 __all__ = ["add_judge_commands"]

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import filelock
 
-from .._core.cache import cache_root
-from .._core.errors import ModelIntegrityError
+from ragrecall._core.cache import cache_root
+from ragrecall._core.errors import ModelIntegrityError
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._core.errors import JudgeModelError
+from ragrecall._core.errors import JudgeModelError
 from ._child import ENV_API_KEY, HOST
 from ._model import ModelInfo, resolve_model
 
