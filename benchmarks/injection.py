@@ -16,9 +16,10 @@ withheld on ``honest_quoting.jsonl`` (30 security documents that quote attacks a
 lines shaped like them, each with a claim it states and a judge that quotes it correctly).
 
 ``--gate`` (no judge, seconds): the evidence check
-(``ragrecall._metrics.verdicts.grounding``) as a pure function on the shared datasets: the AttributionBench rows whose reference sentence closest
-to the claim it would refuse, by label; and, given ``--lfqa DIR`` (``lfqa_scores.py --out``),
-the verdicts of a finished LFQA run it would overturn, with the balanced accuracy against the
+(``ragrecall._metrics.verdicts.grounding``) as a pure function on the shared datasets: the
+AttributionBench rows whose reference sentence closest to the claim it would refuse, by label;
+and, given ``--lfqa DIR`` (``lfqa_scores.py --out``), the verdicts of a finished LFQA run it
+would overturn, with the balanced accuracy against the
 annotators before and after.
 
 ``--spotlight N --lfqa DIR`` (a judge): spotlighting (Hines et al. 2024, datamarking: every

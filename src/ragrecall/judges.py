@@ -29,9 +29,9 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:
     from ._judge.drive import Policy
+    from ._judge.local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
     from ._judge.resolve import JudgeLike, resolve_judge
     from ._judge.structured import structured
-    from ._judge.local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
     from ._metrics.claims.decompose import decomposition_chain
     from ._metrics.verdicts.attribution import attribution_chain
 

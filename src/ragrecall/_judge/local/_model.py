@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from ragrecall._core.errors import JudgeModelError, ModelIntegrityError
+
 from ._pinned import DEFAULT_MODEL, ModelSpec, install, is_stamped, lock, models_dir, verify
 
 __all__ = ["DEFAULT_MODEL", "ModelInfo", "ModelSpec", "model_id", "models_dir", "resolve_model"]

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragrecall._core.errors import JudgeModelError
+
 from ._child import ENV_API_KEY, HOST
 from ._model import ModelInfo, resolve_model
 
