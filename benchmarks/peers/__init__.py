@@ -1,0 +1,1 @@
+"""ragrecall beside RAGAS and DeepEval on the same judge (needs .venv-peers)."""

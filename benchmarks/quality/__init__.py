@@ -1,0 +1,1 @@
+"""What the scores are worth: agreement with people, calibration, intervals, decomposition."""

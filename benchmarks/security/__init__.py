@@ -1,0 +1,1 @@
+"""Prompt injection: attacks that become false support, honest support withheld."""

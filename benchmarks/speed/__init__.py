@@ -1,0 +1,1 @@
+"""Time and memory: the judge, the runners, the install."""
