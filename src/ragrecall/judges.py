@@ -13,7 +13,7 @@ from ._core.lazy import lazy as _lazy
 _EXPORTS: dict[str, str] = {
     "JudgeLike": "ragrecall._judge.resolve",
     "resolve_judge": "ragrecall._judge.resolve",
-    "Policy": "ragrecall._judge.drive",
+    "Policy": "ragrecall._judge.retry",
     "structured": "ragrecall._judge.structured",
     "DEFAULT_MODEL": "ragrecall._judge.local",
     "LocalJudge": "ragrecall._judge.local",
@@ -28,9 +28,9 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
-    from ._judge.drive import Policy
     from ._judge.local import DEFAULT_MODEL, LocalJudge, ModelInfo, resolve_model
     from ._judge.resolve import JudgeLike, resolve_judge
+    from ._judge.retry import Policy
     from ._judge.structured import structured
     from ._metrics.claims.decompose import decomposition_chain
     from ._metrics.verdicts.attribution import attribution_chain

@@ -13,7 +13,7 @@ import ragrecall.adapters
 import ragrecall.prompts
 import ragrecall.stats
 from ragrecall import Chunk, JudgeError
-from ragrecall._judge.drive import is_transient, retry_after
+from ragrecall._judge.retry import is_transient, retry_after
 from ragrecall._judge.structured import extract_json
 from ragrecall._metrics.text.windows import pack
 from ragrecall._metrics.text.words import best_sentence, quote_in, split_sentences

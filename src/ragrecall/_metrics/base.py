@@ -14,8 +14,9 @@ from langchain_core.language_models import BaseChatModel
 from .._core.errors import CalibrationError, JudgeModelError
 from .._core.schemas import RecallResult, Sample, Usage
 from .._io.samples import to_sample
-from .._judge.drive import DEFAULT_TIMEOUT, Policy, Steps, run_async, run_sync
+from .._judge.drive import Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, judge_info, resolve_judge
+from .._judge.retry import DEFAULT_TIMEOUT, Policy
 from .claims.decompose import ClaimCache
 from .decision import CalibrationProfile
 

@@ -20,8 +20,9 @@ from .._core.schemas import (
     Chunk,
     Usage,
 )
-from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from .._judge.drive import Call, Steps, ask
 from .._judge.resolve import JudgeLike, context_window, is_local
+from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, R
 from .prompts import (

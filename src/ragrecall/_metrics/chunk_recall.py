@@ -21,8 +21,9 @@ from langchain_core.language_models import BaseChatModel
 
 from .._core.results import ChunkRecallResult, ChunkVerdict
 from .._core.schemas import Sample, Usage
-from .._judge.drive import DEFAULT_TIMEOUT, Steps
+from .._judge.drive import Steps
 from .._judge.resolve import JudgeLike
+from .._judge.retry import DEFAULT_TIMEOUT
 from .base import Metric
 from .chunk_judged import ChunkStrategy, chunk_strategy
 from .claims.decompose import ClaimCache

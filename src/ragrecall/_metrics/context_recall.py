@@ -27,8 +27,9 @@ from .._core.schemas import (
     claim_set_hash,
 )
 from .._io.samples import to_sample
-from .._judge.drive import DEFAULT_TIMEOUT, Steps, run_async, run_sync
+from .._judge.drive import Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
+from .._judge.retry import DEFAULT_TIMEOUT
 from .._stats.intervals import correlated_method
 from ..stats import CLAIM_CORRELATION, share_interval
 from .base import Metric, MetricOptions

@@ -17,8 +17,9 @@ from langchain_core.runnables import Runnable
 
 from .._core.results import QuestionRecallResult, SubQuestionVerdict
 from .._core.schemas import Sample, Usage
-from .._judge.drive import DEFAULT_TIMEOUT, Call, Steps, ask
+from .._judge.drive import Call, Steps, ask
 from .._judge.resolve import JudgeLike, context_window
+from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, MetricOptions
 from .claims.decompose import ClaimCache, clean_claims

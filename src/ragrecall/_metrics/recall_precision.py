@@ -11,8 +11,9 @@ from langchain_core.language_models import BaseChatModel
 
 from .._core.results import RecallPrecisionResult
 from .._core.schemas import Sample, Usage
-from .._judge.drive import DEFAULT_TIMEOUT, Steps
+from .._judge.drive import Steps
 from .._judge.resolve import JudgeLike
+from .._judge.retry import DEFAULT_TIMEOUT
 from .base import Metric, MetricOptions
 from .chunk_judged import ChunkStrategy
 from .claims.decompose import ClaimCache, ClaimMode

@@ -19,7 +19,7 @@ from typing import Any
 import openai
 from openai.types import Batch
 
-from ragrecall._judge.drive import TRANSIENT_STATUS
+from ragrecall._judge.retry import TRANSIENT_STATUS
 
 from .exchange import ENDPOINT, Answer
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ragrecall._core.schemas import RecallResult, Sample
-from ragrecall._judge.drive import Policy
+from ragrecall._judge.retry import Policy
 from ragrecall._metrics.base import Metric
 from ragrecall._metrics.estimate import run_estimator
 from ragrecall._running.budget import Budget

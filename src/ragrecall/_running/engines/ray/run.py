@@ -19,7 +19,7 @@ import ray.data
 
 from ragrecall._core.schemas import Sample
 from ragrecall._io.samples import iter_samples
-from ragrecall._judge.drive import DEFAULT_TIMEOUT
+from ragrecall._judge.retry import DEFAULT_TIMEOUT
 from ragrecall._running.spec import MetricLike, MetricSpec, spec_of
 
 from ..base import identities
