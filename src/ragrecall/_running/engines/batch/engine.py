@@ -1,5 +1,5 @@
 """The batch engine: every judge request sent through the provider's Batch API, in rounds
-(``run``), journaled beside the results file so a run started again pays for nothing twice;
+(``rounds``), journaled beside the results file so a run started again pays for nothing twice;
 ``evaluate_batch`` (``_deprecated``) is now ``evaluate(..., engine=BatchEngine(judge))``."""
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from ..base import (
     unique_names,
 )
 from .api import BatchAPI, ProviderError
+from .batches import BatchSettings
 from .exchange import Exchange, batch_judge
-from .journal import Journal
-from .run import BatchSettings, journal_path, run_rounds
+from .journal import Journal, journal_path
+from .rounds import run_rounds
 
 __all__ = ["BatchEngine", "MetricFactory"]
 

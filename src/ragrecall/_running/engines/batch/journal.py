@@ -40,7 +40,12 @@ from ragrecall._core.schemas import Usage
 from .api import Outcome
 from .exchange import Answer
 
-__all__ = ["Intent", "Journal"]
+__all__ = ["Intent", "Journal", "journal_path"]
+
+
+def journal_path(out: Path) -> Path:
+    """Where a batch run into ``out`` keeps its journal."""
+    return out.with_name(out.name + ".batches.jsonl")
 
 
 @dataclass(frozen=True)
