@@ -13,8 +13,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .._analysis.review import pick_answers, pick_for_review, review_csv, review_page
+from .._analysis.review import pick_answers, pick_for_review
 from .._core.errors import SampleError
+from .._report.review import review_csv, review_page
 from .._running.store import read_records
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole
