@@ -31,8 +31,7 @@ from typing import Any
 from _common import scored_answers
 
 from ragrecall import calibrate
-from ragrecall._analysis.calibrate import _platt
-from ragrecall._metrics.decision import logit, sigmoid
+from ragrecall._stats.platt import logit, platt, sigmoid
 from ragrecall.calibration import Label
 from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss
 
@@ -73,7 +72,7 @@ def draws(cs: list[dict[str, Any]], n: int, count: int, seed: int) -> list[dict[
         y = [c["y"] for c in rest]
         raw = [c["p"] for c in rest]
         scaled = [profile.scale(p) for p in raw]
-        a, b = _platt([cs[i]["p"] for i in chosen], [cs[i]["y"] for i in chosen])
+        a, b = platt([cs[i]["p"] for i in chosen], [cs[i]["y"] for i in chosen])
         rows.append(
             {
                 "scaled": float(profile.scale_a != 1.0 or profile.scale_b != 0.0),

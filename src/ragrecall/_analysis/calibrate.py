@@ -22,30 +22,23 @@ applying it to another is refused (``CalibrationError``).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._core.errors import CalibrationError
-from .._metrics.decision import (
-    DEFAULT_DECISION,
-    Agreement,
-    CalibrationProfile,
-    Decision,
-    logit,
-    sigmoid,
-)
-from ..stats import (
+from .._metrics.decision import DEFAULT_DECISION, Agreement, CalibrationProfile, Decision
+from .._stats.agreement import balanced_accuracy, cohen_kappa
+from .._stats.calibration import (
     ECE_MIN_LABELS,
-    balanced_accuracy,
     brier_score,
     calibrated_ece,
-    cohen_kappa,
     debiased_ece,
     log_loss,
     prior_shift,
 )
+from .._stats.platt import logit, platt, sigmoid
+from .._stats.tests import bootstrap_interval
 from .labels import Label, read_labels
 
 __all__ = ["MIN_LABELS", "calibrate"]
@@ -53,7 +46,6 @@ __all__ = ["MIN_LABELS", "calibrate"]
 MIN_LABELS = 20  # fewer labelled verdicts with P(supported): the defaults stay
 _THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 _WEIGHTS = [round(0.1 * i, 1) for i in range(7)]
-_EPS = 1e-6
 
 
 def calibrate(
@@ -112,7 +104,7 @@ def calibrate(
         held_out = _out_of_fold(fold_of, folds, lambda train: _platt_predict(fit, train))
         scaled, why = _scaling_pays(before_p, held_out, fit_truth, resamples, seed)
         if scaled:
-            a, b = _platt(before_p, fit_truth)
+            a, b = platt(before_p, fit_truth)
             after_p = held_out
         moved, decision, note = _decide(fit, fold_of, folds, resamples, seed)
         note = f"{why}; {note}"
@@ -190,7 +182,7 @@ Fit = Sequence[tuple[Label, bool]]
 
 
 def _platt_predict(fit: Fit, train: list[int]) -> Callable[[int], float]:
-    a, b = _platt([fit[i][0].p_supported or 0.0 for i in train], [fit[i][1] for i in train])
+    a, b = platt([fit[i][0].p_supported or 0.0 for i in train], [fit[i][1] for i in train])
     return lambda i: sigmoid(a * logit(fit[i][0].p_supported or 0.0) + b)
 
 
@@ -233,7 +225,7 @@ def _scaling_pays(
         return sum(gains[i] for i in idx) / len(idx)
 
     observed = mean_gain(range(len(gains)))
-    low, high = _bootstrap(mean_gain, len(gains), resamples, seed) or (0.0, 0.0)
+    low, high = bootstrap_interval(mean_gain, len(gains), resamples, seed) or (0.0, 0.0)
     shown = f"cross-validated Brier gain {observed:+.4f} (95% CI [{low:+.4f}, {high:+.4f}])"
     if low > 0:
         return True, f"scaled P(supported): {shown}"
@@ -254,7 +246,7 @@ def _decide(
         return None if a is None or b is None else a - b
 
     observed = gain(range(len(fit))) or 0.0
-    low, high = _bootstrap(gain, len(fit), resamples, seed) or (0.0, 0.0)
+    low, high = bootstrap_interval(gain, len(fit), resamples, seed) or (0.0, 0.0)
     shown = (
         f"cross-validated balanced accuracy gain {observed:+.3f} (95% CI [{low:+.3f}, {high:+.3f}])"
     )
@@ -281,9 +273,9 @@ def _agreement(
     return Agreement(
         n=len(pred),
         balanced_accuracy=balanced_accuracy(true, pred),
-        balanced_accuracy_ci=_bootstrap(on(balanced_accuracy), len(pred), resamples, seed),
+        balanced_accuracy_ci=bootstrap_interval(on(balanced_accuracy), len(pred), resamples, seed),
         kappa=cohen_kappa(true, pred),
-        kappa_ci=_bootstrap(on(cohen_kappa), len(pred), resamples, seed),
+        kappa_ci=bootstrap_interval(on(cohen_kappa), len(pred), resamples, seed),
     )
 
 
@@ -303,75 +295,9 @@ def _probability_scores(
     enough = len(p) >= ECE_MIN_LABELS
     return {
         "brier": brier_score(p, true),
-        "brier_ci": _bootstrap(on(brier_score), len(p), resamples, seed),
+        "brier_ci": bootstrap_interval(on(brier_score), len(p), resamples, seed),
         "log_loss": log_loss(p, true),
-        "log_loss_ci": _bootstrap(on(log_loss), len(p), resamples, seed),
+        "log_loss_ci": bootstrap_interval(on(log_loss), len(p), resamples, seed),
         "ece": debiased_ece(p, true) if enough else None,
         "ece_calibrated": calibrated_ece(p, seed=seed) if enough else None,
     }
-
-
-def _bootstrap(
-    stat: Callable[[Sequence[int]], float | None], n: int, resamples: int, seed: int
-) -> tuple[float, float] | None:
-    """Seeded percentile 95% interval of ``stat`` over resampled item indices."""
-    if n < 2:
-        return None
-    rng = random.Random(seed)
-    values = sorted(
-        v for v in (stat(rng.choices(range(n), k=n)) for _ in range(resamples)) if v is not None
-    )
-    if len(values) < resamples // 2:
-        return None
-    return values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]
-
-
-def _platt(p: Sequence[float], true: Sequence[bool]) -> tuple[float, float]:
-    """Platt's fit of ``sigmoid(a * logit(p) + b)`` (his smoothed targets), by damped Newton
-    steps, with a small ridge on the slope's distance from 1. The slope is never negative: where
-    the best fit would reverse the judge's order, the slope is 0 and every verdict gets the base
-    rate (P(supported) carries no information about these labels)."""
-    positives = sum(true)
-    negatives = len(true) - positives
-    hi, lo = (positives + 1) / (positives + 2), 1 / (negatives + 2)
-    xs = [logit(v) for v in p]
-    ys = [hi if t else lo for t in true]
-    ridge = 1e-2
-
-    def loss(a: float, b: float) -> float:
-        total = ridge * (a - 1) ** 2 / 2
-        for x, y in zip(xs, ys, strict=True):
-            z = a * x + b
-            # log(1 + e^z) - y z, computed stably
-            total += max(z, 0) + math.log1p(math.exp(-abs(z))) - y * z
-        return total
-
-    a, b = 1.0, 0.0
-    current = loss(a, b)
-    for _ in range(100):
-        ga, gb = ridge * (a - 1), 0.0
-        haa, hab, hbb = ridge, 0.0, 1e-9
-        for x, y in zip(xs, ys, strict=True):
-            q = sigmoid(a * x + b)
-            ga += (q - y) * x
-            gb += q - y
-            w = q * (1 - q)
-            haa += w * x * x
-            hab += w * x
-            hbb += w
-        det = haa * hbb - hab * hab
-        if det <= 0:
-            break
-        da = (hbb * ga - hab * gb) / det
-        db = (haa * gb - hab * ga) / det
-        step = 1.0
-        while step > 1e-6 and loss(a - step * da, b - step * db) > current:
-            step /= 2
-        a, b = a - step * da, b - step * db
-        previous, current = current, loss(a, b)
-        if previous - current < 1e-12:
-            break
-    if a < 0:  # never reverse the judge's order: P(supported) then says nothing (the base rate)
-        mean = sum(ys) / len(ys)
-        return 0.0, math.log(mean / (1 - mean))
-    return a, b

@@ -15,14 +15,12 @@ from .._core.errors import SampleError
 from .._core.schemas import _TASK_FIELDS as TASK_FIELDS
 from .._core.schemas import Sample
 from .._running.store import Record
-from ..stats import (
+from .._stats.power import minimum_detectable_difference, paired_effect_size, smallest_p_value
+from .._stats.tests import (
     WilcoxonResult,
     bootstrap_ci,
     mean,
-    minimum_detectable_difference,
-    paired_effect_size,
     sign_flip_test,
-    smallest_p_value,
     wilcoxon_signed_rank,
 )
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .._running.store import Record
-from ..stats import bootstrap_ci
+from .._stats.tests import bootstrap_ci
 
 __all__ = ["MetricSummary", "RunSummary", "summarize"]
 

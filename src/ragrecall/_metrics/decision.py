@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._core.errors import CalibrationError
 from .._io.safe import field_errors
+from .._stats.platt import logit, sigmoid
 from .prompts import PROMPT_VERSION
 
 __all__ = [
@@ -24,11 +24,7 @@ __all__ = [
     "Agreement",
     "CalibrationProfile",
     "Decision",
-    "logit",
-    "sigmoid",
 ]
-
-_EPS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -165,12 +161,3 @@ class CalibrationProfile(BaseModel):
             raise CalibrationError(
                 f"{path}: not a ragrecall calibration profile: {field_errors(err)}"
             ) from err
-
-
-def logit(p: float) -> float:
-    p = min(max(p, _EPS), 1 - _EPS)
-    return math.log(p / (1 - p))
-
-
-def sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))

@@ -23,6 +23,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .platt import logit
+
 __all__ = [
     "ECE_MIN_LABELS",
     "PriorShift",
@@ -110,7 +112,7 @@ class PriorShift:
     @property
     def logit_shift(self) -> float:
         """What the shift adds to every logit: logit(prior) - logit(train_prior)."""
-        return _logit(self.prior) - _logit(self.train_prior)
+        return logit(self.prior) - logit(self.train_prior)
 
 
 def prior_shift(
@@ -151,11 +153,6 @@ def prior_shift(
 def _reweight(ps: Sequence[float], old: float, new: float) -> list[float]:
     up, down = new / old, (1 - new) / (1 - old)
     return [up * p / (up * p + down * (1 - p)) for p in ps]
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, _EPS), 1 - _EPS)
-    return math.log(p / (1 - p))
 
 
 def _check(probabilities: Sequence[float], truth: Sequence[bool]) -> None:
