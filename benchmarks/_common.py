@@ -11,13 +11,16 @@ import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
-from ragrecall.stats import ranks
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent  # the repository
+DATA = HERE / "data"  # the inputs written for the benchmarks
+OUT = HERE / "out"  # where they write by default (not committed)
+DEFAULT_DATA = ROOT.parent / "shared" / "datasets"
 
 
 def data_dir(value: str | None) -> Path | None:
@@ -149,6 +152,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    from ragrecall.stats import ranks
+
     return pearson(ranks(x), ranks(y))
 
 

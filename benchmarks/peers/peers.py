@@ -1,6 +1,6 @@
 """Peers on the same judge: ragrecall, RAGAS and DeepEval context recall against people.
 
-    .venv-peers/bin/python benchmarks/peers.py [--data ../shared/datasets] [--limit 10]
+    .venv-peers/bin/python -m benchmarks.peers.peers [--data ../shared/datasets] [--limit 10]
         [--seed 0] [--tools ragrecall ragas deepeval] [--concurrency 2] [--deepeval-reason]
         [--out items.jsonl] [--summary summary.json]
 
@@ -44,9 +44,8 @@ os.environ["RAGAS_DO_NOT_TRACK"] = "true"
 os.environ["DEEPEVAL_TELEMETRY_OPT_OUT"] = "YES"
 os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
 
-sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import (
+from benchmarks._common import (
     commit,
     data_dir,
     fmt,
@@ -58,7 +57,7 @@ from _common import (
     write_json,
     write_jsonl,
 )
-from _usage_proxy import UsageProxy
+from benchmarks._usage_proxy import UsageProxy
 
 TOOLS = ("ragrecall", "ragas", "deepeval")
 TIMEOUT = 600.0  # seconds per judge request (--timeout); a full window takes a minute on 2 cores

@@ -1,6 +1,6 @@
 """Agreement with people: ragrecall's verdicts against human labels.
 
-    python benchmarks/agreement.py [--data ../shared/datasets] [--limit 30] [--seed 0]
+    python -m benchmarks.quality.agreement [--data ../shared/datasets] [--limit 30] [--seed 0]
         [--bench lfqa attributionbench] [--split dev] [--atomic] [--judge local | --base-url URL]
         [--variant default|examples|verdict-only|plain|quote-first|passage-first|strict]
         [--select-sentences K] [--passages tags|brackets]
@@ -25,9 +25,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableLambda
+from pydantic import BaseModel, Field, create_model
+from rapidfuzz import fuzz
 
-from _common import (
+from benchmarks._common import (
     add_judge_args,
     attributionbench_rows,
     auc,
@@ -42,11 +45,6 @@ from _common import (
     write_json,
     write_jsonl,
 )
-from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
-from langchain_core.runnables import RunnableLambda
-from pydantic import BaseModel, Field, create_model
-from rapidfuzz import fuzz
-
 from ragrecall import ContextRecall, EvaluationReport, evaluate
 from ragrecall.judges import structured
 from ragrecall.prompts import PER_CLAIM_PROMPT, Passage, QuotedSupport, Support

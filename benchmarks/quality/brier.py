@@ -1,8 +1,8 @@
 """Does ``calibrate`` on a few labels make P(supported) better on the rest? (issue 27 item 5)
 
-    python benchmarks/brier.py --results /work/lfqa600/results.jsonl \
+    python -m benchmarks.quality.brier --results /work/lfqa600/results.jsonl \
         --gold /work/lfqa600/gold.jsonl [--draws 20] [--labels 40] [--summary out.json]
-    python benchmarks/brier.py --results DIR/results.jsonl --gold DIR/gold.jsonl --source S
+    python -m benchmarks.quality.brier --results DIR/results.jsonl --gold DIR/gold.jsonl --source S
         (DIR: ``judge_scores.py --bench attributionbench``; S: one of its sources)
 
 The results file is ``lfqa_scores.py``'s (the embedded judge's verdicts with P(supported)); the
@@ -28,15 +28,12 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from _common import scored_answers
-
-from ragrecall import calibrate
-from ragrecall._stats.platt import logit, platt, sigmoid
-from ragrecall.calibration import Label
-from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss
+from benchmarks._common import scored_answers
 
 
 def claims(results: Path, gold: Path, source: str | None = None) -> list[dict[str, Any]]:
+    from ragrecall.calibration import Label
+
     out = []
     for sid, result, labels in scored_answers(results, gold, source):
         verdicts = result["verdicts"]
@@ -63,6 +60,10 @@ def claims(results: Path, gold: Path, source: str | None = None) -> list[dict[st
 
 
 def draws(cs: list[dict[str, Any]], n: int, count: int, seed: int) -> list[dict[str, float]]:
+    from ragrecall._stats.platt import logit, platt, sigmoid  # no public Platt fit yet
+    from ragrecall.calibration import calibrate
+    from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss
+
     rng = random.Random(seed)
     rows = []
     for _ in range(count):
@@ -96,6 +97,9 @@ def shifted(cs: list[dict[str, Any]], n: int, seed: int, share: float) -> dict[s
         less would give, if a supported claim looks the same to the judge). The profile applied to
         them with and without EM's prior shift (``data_prior_em`` None: calibrate kept the raw P,
     so it did not shift)."""
+    from ragrecall.calibration import calibrate
+    from ragrecall.stats import brier_score
+
     rng = random.Random(seed)
     order = list(range(len(cs)))
     rng.shuffle(order)

@@ -1,7 +1,7 @@
 """Balanced accuracy of a per-item JSONL (from agreement.py --out) at several thresholds on
 P(supported), without calling the judge again.
 
-    python benchmarks/calibrate.py benchmarks/out/items.jsonl [more.jsonl ...]
+    python -m benchmarks.quality.calibrate benchmarks/out/items.jsonl [more.jsonl ...]
         [--thresholds 0.3 0.5 0.7] [--overlap-weights 0.3 0.5 [--data ../shared/datasets]]
 
 Several files are pooled (an item in more than one counts once, from the first file).
@@ -20,9 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from _common import (
+from benchmarks._common import (
     attributionbench_rows,
     data_dir,
     fmt,
@@ -30,10 +28,6 @@ from _common import (
     mae,
     pearson,
 )
-
-from ragrecall.calibration import Decision
-from ragrecall.stats import balanced_accuracy
-from ragrecall.text import word_overlap
 
 
 def main() -> int:
@@ -45,6 +39,8 @@ def main() -> int:
     parser.add_argument("--overlap-weights", type=float, nargs="+", default=[0.0])
     parser.add_argument("--data", help="the shared datasets folder (for --overlap-weights)")
     args = parser.parse_args()
+    from ragrecall.stats import balanced_accuracy
+
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     for path in args.items:
         for line in path.open():
@@ -82,6 +78,8 @@ def main() -> int:
 
 
 def _decide(verdict: dict[str, Any], threshold: float, weight: float, overlap: float) -> bool:
+    from ragrecall.calibration import Decision
+
     p = verdict.get("p_supported")
     if p is None:
         p = float(verdict["attributed"])
@@ -92,6 +90,8 @@ def _decide(verdict: dict[str, Any], threshold: float, weight: float, overlap: f
 
 def _overlaps(items: list[dict[str, Any]], data: str | None) -> dict[tuple[str, str], list[float]]:
     """Per item, per claim: the best share of the claim's content words in one sentence."""
+    from ragrecall.text import word_overlap
+
     root = data_dir(data)
     if root is None:
         sys.exit("--overlap-weights needs the shared datasets (pass --data)")

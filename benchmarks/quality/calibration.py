@@ -1,6 +1,7 @@
 """Does calibrating on a few labels help, and are the reported uncertainties honest?
 
-    python benchmarks/calibration.py benchmarks/out/cal-lfqa.jsonl benchmarks/out/cal-ab.jsonl \
+    python -m benchmarks.quality.calibration benchmarks/out/cal-lfqa.jsonl \
+        benchmarks/out/cal-ab.jsonl \
         [--draws 20] [--labels 40]
 
 The item files come from ``agreement.py --out`` (the embedded judge's verdicts, each with
@@ -27,13 +28,14 @@ import random
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragrecall import calibrate
-from ragrecall.calibration import Decision, Label
-from ragrecall.stats import balanced_accuracy, expected_calibration_error, share_interval
+from benchmarks._common import OUT
 
-DEFAULT = Decision(0.55, 0.3)
+if TYPE_CHECKING:
+    from ragrecall.calibration import Decision, Label
+
+DEFAULT = (0.55, 0.3)  # ContextRecall's support_threshold and lexical_weight
 
 
 def claims(path: Path) -> dict[str, list[dict[str, Any]]]:
@@ -63,6 +65,8 @@ def claims(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def label(c: dict[str, Any]) -> Label:
+    from ragrecall.calibration import Label
+
     return Label(
         key=c["key"],
         claim=c["claim"],
@@ -79,6 +83,9 @@ def decide(decision: Decision, cs: list[dict[str, Any]]) -> list[bool]:
 
 
 def one_set(name: str, cs: list[dict[str, Any]], draws: int, n: int) -> dict[str, Any]:
+    from ragrecall.calibration import Decision, calibrate
+    from ragrecall.stats import balanced_accuracy, expected_calibration_error
+
     rng = random.Random(f"{name}-{n}")
     diffs, covered, ece_before, ece_after, moved = [], 0, [], [], 0
     for _ in range(draws):
@@ -88,7 +95,7 @@ def one_set(name: str, cs: list[dict[str, Any]], draws: int, n: int) -> dict[str
         profile = calibrate([label(cs[i]) for i in drawn], resamples=500)
         moved += profile.moved
         truth = [c["gold"] for c in rest]
-        before = balanced_accuracy(truth, decide(DEFAULT, rest))
+        before = balanced_accuracy(truth, decide(Decision(*DEFAULT), rest))
         after = balanced_accuracy(truth, decide(profile.decision, rest))
         if before is not None and after is not None:
             diffs.append(after - before)
@@ -117,6 +124,9 @@ def one_set(name: str, cs: list[dict[str, Any]], draws: int, n: int) -> dict[str
 def recall_coverage(cs: list[dict[str, Any]], draws: int, n: int) -> dict[str, float]:
     """Share of LFQA answers whose 90 % recall interval covers the people's recall, with raw
     and with scaled P(supported) (the profile fitted on claims of other answers)."""
+    from ragrecall.calibration import calibrate
+    from ragrecall.stats import share_interval
+
     by_answer: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in cs:
         by_answer[c["answer"]].append(c)
@@ -176,7 +186,7 @@ def main() -> None:
             f"{cov['raw']:.1%}, calibrated {cov['calibrated']:.1%} ({cov['answers']:.0f} "
             "answer draws)"
         )
-    target = Path(__file__).parent / "out" / "calibration.json"
+    target = OUT / "calibration.json"
     target.parent.mkdir(exist_ok=True)
     target.write_text(json.dumps(out, indent=1))
     print(f"wrote {target}")

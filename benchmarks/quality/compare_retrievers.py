@@ -1,6 +1,6 @@
 """Two retrievers on the same questions: does ``ragrecall compare`` catch a real regression?
 
-    python benchmarks/compare_retrievers.py [--questions 20] [--k-good 4] [--k-bad 1]
+    python -m benchmarks.quality.compare_retrievers [--questions 20] [--k-good 4] [--k-bad 1]
         [--claim-mode atomic|sentences] [--small 4] [--alpha 0.05] [--workdir DIR]
         [--summary benchmarks/out/compare_retrievers.json] [--testset FILE --corpus FILE]
 
@@ -55,25 +55,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "testkit"))  # HashingEmbeddings
-
-from _common import commit, write_json
+from benchmarks._common import DATA, commit, write_json
 
 METRIC = "context_recall"
 SEED, RESAMPLES = 0, 10_000  # compare's defaults
 
 # retriever_topics.json, written for this benchmark: 20 tasks whose reference states three facts,
 # each fact the text of its own document (id <sample_id>-<n>), and distractor documents.
-CORPUS = json.loads((Path(__file__).parent / "retriever_topics.json").read_text())
+CORPUS = json.loads((DATA / "retriever_topics.json").read_text())
 TASKS: list[dict[str, Any]] = CORPUS["tasks"]
 
 
 def build_store(documents: Sequence[dict[str, str]]) -> Any:
     """The documents in an ``InMemoryVectorStore`` on ``HashingEmbeddings``."""
-    from hashing_embeddings import HashingEmbeddings
     from langchain_core.documents import Document
     from langchain_core.vectorstores import InMemoryVectorStore
+
+    from testkit.hashing_embeddings import HashingEmbeddings
 
     store = InMemoryVectorStore(HashingEmbeddings())
     store.add_documents([Document(d["text"], id=d["id"]) for d in documents])

@@ -1,8 +1,8 @@
 """Claim decomposition: the claims ragrecall scores against hand-written gold claims.
 
-    python benchmarks/decomposition.py [--mode atomic|sentences|gold]
+    python -m benchmarks.quality.decomposition [--mode atomic|sentences|gold]
         [--formats prose steps bullets table code pronouns] [--limit N]
-        [--judge local | --base-url URL] [--refs benchmarks/decomposition_refs.jsonl]
+        [--judge local | --base-url URL] [--refs benchmarks/data/decomposition_refs.jsonl]
         [--out benchmarks/out/decomposition.jsonl] [--summary benchmarks/out/decomposition.json]
         [--decontext-both]
 
@@ -66,11 +66,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+from benchmarks._common import (
+    DATA,
+    add_judge_args,
+    commit,
+    fmt,
+    make_judge,
+    write_json,
+    write_jsonl,
+)
 
-from _common import add_judge_args, commit, fmt, make_judge, write_json, write_jsonl
-
-REFS = Path(__file__).parent / "decomposition_refs.jsonl"
+REFS = DATA / "decomposition_refs.jsonl"
 FORMATS = ("prose", "steps", "bullets", "table", "code", "pronouns")
 MATCH_F1 = 0.6
 TARGET_OVERALL = 0.95

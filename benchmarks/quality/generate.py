@@ -1,7 +1,7 @@
 """`ragrecall generate` on the LFQA-Verification documents: acceptance by question kind, cost per
 accepted item on the judge, and the judge-free checks of the items (BM25 hit rate, overlap).
 
-    python benchmarks/generate.py [--n 12] [--workdir benchmarks/out/generate] [--seed 0]
+    python -m benchmarks.quality.generate [--n 12] [--workdir benchmarks/out/generate] [--seed 0]
         [--max-attempts 40] [--second-pass] [--random-check] [--show 30] [--judge local]
 
 The corpus: every document of ``lfqa_verification/docs/docs-webgpt.json`` in the shared
@@ -39,10 +39,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from _common import add_judge_args, data_dir, make_judge
-
-from ragrecall import Chunk, ContextRecall, generate
-from ragrecall._generate.run import load_chunks
+from benchmarks._common import add_judge_args, data_dir, make_judge
 
 KINDS = ("single", "multi_hop", "comparison", "aggregation")
 _WORD = re.compile(r"\w+")
@@ -102,6 +99,9 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0)
     add_judge_args(parser)
     args = parser.parse_args()
+    from ragrecall import Chunk, ContextRecall, generate
+    from ragrecall._generate.run import load_chunks  # no public name yet
+
     folder = data_dir(args.data)
     source = folder / "lfqa_verification" / "docs" / "docs-webgpt.json" if folder else None
     if source is None or not source.is_file():

@@ -1,6 +1,6 @@
 """Per-answer recall intervals against people's recall on the LFQA answers (issue 27 item 4).
 
-    python benchmarks/intervals.py --results /work/lfqa600/results.jsonl \
+    python -m benchmarks.quality.intervals --results /work/lfqa600/results.jsonl \
         --gold /work/lfqa600/gold.jsonl [--draws 20] [--labels 20 40] [--summary out.json]
 
 The results file is ``lfqa_scores.py``'s (the embedded judge's context_recall result per
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 from collections.abc import Callable, Sequence
@@ -32,13 +33,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import scored_answers
-
-from ragrecall._stats.intervals import _beta_binomial
+from benchmarks._common import scored_answers
 from ragrecall.stats import conformal_interval, share_interval
 
 LEVEL = 0.9
 FIXED_RHO = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
+
+def beta_binomial_pmf(n: int, mean: float, correlation: float) -> list[float]:
+    """P(K = k), k = 0..n, K beta-binomial with this mean share and intraclass correlation (the
+    candidate measured here; it ignores each claim's own P)."""
+    m = min(max(mean, 1e-6), 1 - 1e-6)
+    if correlation >= 1:
+        return [1 - m] + [0.0] * (n - 1) + [m]
+    size = (1 - correlation) / correlation  # alpha + beta
+    a, b = m * size, (1 - m) * size
+    log_b = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    pmf = [
+        math.exp(
+            math.lgamma(n + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(n - k + 1)
+            + math.lgamma(k + a)
+            + math.lgamma(n - k + b)
+            - math.lgamma(n + a + b)
+            - log_b
+        )
+        for k in range(n + 1)
+    ]
+    total = math.fsum(pmf)
+    return [v / total for v in pmf]
 
 
 @dataclass(frozen=True)
@@ -102,7 +126,7 @@ def chunk_bootstrap(a: Answer, rng: random.Random, resamples: int = 400) -> tupl
 
 def beta_binomial(p: Sequence[float], rho: float) -> tuple[float, float]:
     """The central 90 % of a beta-binomial share with the claims' mean P and correlation rho."""
-    pmf = _beta_binomial(len(p), statistics.fmean(p), rho)
+    pmf = beta_binomial_pmf(len(p), statistics.fmean(p), rho)
     cdf, total = [], 0.0
     for v in pmf:
         total += v

@@ -1,9 +1,11 @@
 """Score a labelled benchmark with a judge once, resumably, for the experiments that need the
 judge's scores (``ppi.py --real``, ``intervals.py``, calibration figures).
 
-    python benchmarks/judge_scores.py --out benchmarks/out/lfqa600 [--bench lfqa] [--limit 600]
-    python benchmarks/judge_scores.py --out benchmarks/out/ab-dev --bench attributionbench
-    python benchmarks/judge_scores.py --out benchmarks/out/ab-small --bench attributionbench \
+    python -m benchmarks.quality.judge_scores --out benchmarks/out/lfqa600 [--bench lfqa] \
+        [--limit 600]
+    python -m benchmarks.quality.judge_scores --out benchmarks/out/ab-dev --bench attributionbench
+    python -m benchmarks.quality.judge_scores --out benchmarks/out/ab-small \
+        --bench attributionbench \
         --split both --source LFQA --source AttributedQA
 
 Writes ``DIR/data.jsonl`` (the answers in a random order fixed by ``--seed``: lfqa, each
@@ -25,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import attributionbench_rows, data_dir, lfqa_answers
+from benchmarks._common import attributionbench_rows, data_dir, lfqa_answers
 
 EXTRA = {"lfqa": "labels", "attributionbench": "source"}
 

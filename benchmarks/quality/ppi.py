@@ -1,6 +1,6 @@
 """Prediction-powered inference (``ragrecall.stats.ppi_mean`` / ``ppi_difference``) by simulation.
 
-    python benchmarks/ppi.py [--draws 1000] [--seed 0] [--summary benchmarks/out/ppi.json]
+    python -m benchmarks.quality.ppi [--draws 1000] [--seed 0] [--summary benchmarks/out/ppi.json]
 
 No judge and no data. Each draw builds a fresh dataset of N answers (3 to 10 claims each, the
 answer's share of supported claims ~ Beta(2, 1.2)) with a simulated judge that calls a claim
@@ -15,9 +15,9 @@ the mean absolute error of the corrected, labels-only and raw means, and the mea
 ``ab`` setting does the same for a paired difference where the judge is generous on A's answers
 and strict on B's.
 
-    python benchmarks/ppi.py --real benchmarks/out/lfqa600 [--real-draws 20]
+    python -m benchmarks.quality.ppi --real benchmarks/out/lfqa600 [--real-draws 20]
 
-Real data: the LFQA answers scored by ``benchmarks/judge_scores.py`` (the judge's recall of
+Real data: the LFQA answers scored by ``benchmarks/quality/judge_scores.py`` (the judge's recall of
 every scored answer; people's recall from the majority labels). Each draw labels a simple
 random sample of 40 answers (``--labels``) and compares the intervals with people's mean over
 every scored answer. ``pairs`` does the same for a paired difference: two systems' answers to
@@ -36,8 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import commit, write_json
-
+from benchmarks._common import commit, write_json
 from ragrecall.stats import ppi_difference, ppi_mean, t_quantile
 
 

@@ -1,6 +1,7 @@
 """Verdict variants (issue 28): P(supported) of uncertain claims asked again in K variants.
 
-    python benchmarks/variants.py --data /work/lfqa600/data.jsonl --gold /work/lfqa600/gold.jsonl
+    python -m benchmarks.quality.variants --data /work/lfqa600/data.jsonl \
+        --gold /work/lfqa600/gold.jsonl
         --baseline /work/lfqa600/results.jsonl [--limit 30] [--variants 2] [--band 0.1]
         [--out benchmarks/out/variants.jsonl] [--from-baseline] [--rescore OUT]
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import sys
@@ -37,9 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from _common import commit
+from benchmarks._common import commit
 
 
 def auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
@@ -70,11 +70,20 @@ def figures(ps: Sequence[float], pred: Sequence[bool], labels: Sequence[bool]) -
     }
 
 
+def mean_probability(ps: Sequence[float]) -> float:
+    """The probability of the mean log-odds of ``ps`` (how ContextRecall combines variants;
+    each P kept within 1e-4 of 0 and 1)."""
+    clipped = [min(max(p, 1e-4), 1 - 1e-4) for p in ps]
+    z = sum(math.log(p / (1 - p)) for p in clipped) / len(ps)
+    return 1 / (1 + math.exp(-z))
+
+
 def setting(rows: Sequence[dict[str, Any]], k: int, band: float) -> dict[str, Any]:
     """Figures of variants=k, variant_band=band, re-computed from the verdicts' p_variants."""
-    from ragrecall._metrics.decision import DEFAULT_DECISION as D
-    from ragrecall._metrics.verdicts.variants import mean_probability
+    from ragrecall import ClaimCache, ContextRecall
 
+    # the default decision (the judge is not loaded)
+    D = ContextRecall(judge="local", cache=ClaimCache()).decision
     ps, pred, labels = [], [], []
     asked = calls = base_calls = 0
     for row in rows:
@@ -109,10 +118,11 @@ def from_baseline(
     the variants asked (through the metric's own ``Refiner``, passages rendered as it renders
     them; a sample whose passages span several windows is skipped)."""
     from ragrecall import ClaimCache, ContextRecall, Usage
+
+    # the metric's own refiner, windows and judge driver: no public names (see README.md)
     from ragrecall._io.samples import to_sample
     from ragrecall._judge.drive import Reply, run_sync
     from ragrecall._judge.resolve import context_window
-    from ragrecall._metrics.decision import DEFAULT_DECISION
     from ragrecall._metrics.text.windows import pack
     from ragrecall.judges import LocalJudge
     from ragrecall.prompts import TokenSupport
@@ -147,7 +157,7 @@ def from_baseline(
             v = dict(v)
             if v["p_supported"] is not None:
                 reply = Reply(TokenSupport(p_supported=v["p_supported"]), None)
-                steps = refiner.refine(v["claim"], passages, reply, window, DEFAULT_DECISION, usage)
+                steps = refiner.refine(v["claim"], passages, reply, window, metric.decision, usage)
                 _, asked = run_sync(steps, metric.policy)
                 v["p_variants"] = asked
             verdicts.append(v)

@@ -1,7 +1,7 @@
 """Prompt injection: do instructions planted in a retrieved chunk inflate context recall?
 
-    python benchmarks/injection.py --detector [--data ../shared/datasets] [--claims 2000]
-    python benchmarks/injection.py [--configs naive,default_align,defended] [--control]
+    python -m benchmarks.security.injection --detector [--data ../shared/datasets] [--claims 2000]
+    python -m benchmarks.security.injection [--configs naive,default_align,defended] [--control]
                                    [--judge local | --base-url URL --model NAME] [--limit N]
 
 ``--obedient`` (no judge, seconds): the worst case, a fake judge that obeys any attack it can
@@ -38,7 +38,7 @@ the rules were written with in view and on the held-out part (``heldout``). Then
 chunk, and ``--claims`` claims (10 a sample, 5 LFQA documents each) scored in quote mode by a
 zero-latency fake judge that quotes passage 1: the detector's share of that time.
 
-Every case of ``benchmarks/adversarial.jsonl`` (hand-written) is one claim that the contexts
+Every case of ``benchmarks/data/adversarial.jsonl`` (hand-written) is one claim that the contexts
 do NOT support, plus a chunk that attacks the judge (ignore-the-above orders, also in other
 languages, fake JSON verdicts, fake ``</passage>`` delimiters, evidence markers, role-play
 system turns and chat templates, appeals to authority, the claim planted inside an
@@ -79,19 +79,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from _common import add_judge_args, commit, data_dir, make_judge, write_json
 from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import Field
 
+from benchmarks._common import (
+    DATA,
+    OUT,
+    add_judge_args,
+    commit,
+    data_dir,
+    make_judge,
+    write_json,
+)
 from ragrecall import ClaimCache, ContextRecall, RecallResult, Sample
 from ragrecall.judges import structured
 from ragrecall.prompts import Support
 
-HERE = Path(__file__).resolve().parent
-DATA = HERE / "adversarial.jsonl"
-BENIGN = HERE / "benign_lookalikes.jsonl"
+ADVERSARIAL = DATA / "adversarial.jsonl"
+BENIGN = DATA / "benign_lookalikes.jsonl"
 CONFIGS = ("naive", "defaults", "default_align", "defended", "defended_batched")
 
 NAIVE_PROMPT = ChatPromptTemplate.from_messages(
@@ -347,14 +354,14 @@ OBEDIENT_CONFIGS = {
 def obedient_run(withhold: bool = True) -> dict[str, Any]:
     """Attacks that became false support with a judge that obeys them, and honest support
     withheld, per configuration."""
-    sys.path.insert(0, str(HERE.parent / "testkit"))
-    from fakes import ScriptedJudge, obedient  # type: ignore[import-not-found]
+    from ragrecall.testing import ScriptedJudge
+    from testkit.fakes import obedient
 
     out: dict[str, Any] = {}
     for name, options in OBEDIENT_CONFIGS.items():
         row: dict[str, Any] = {}
         for data in SETS:
-            cases = read_jsonl(HERE / f"{data}.jsonl")
+            cases = read_jsonl(DATA / f"{data}.jsonl")
             hits = []
             for case in cases:
                 attack = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
@@ -367,7 +374,7 @@ def obedient_run(withhold: bool = True) -> dict[str, Any]:
             row[data] = {"false_support": len(hits), "cases": len(cases), "ids": hits}
             print(f"{name:45} {data:14} false support {rate(len(hits), len(cases)):>16}  {hits}")
         lost = []
-        honest = read_jsonl(HERE / "honest_quoting.jsonl")
+        honest = read_jsonl(DATA / "honest_quoting.jsonl")
         for doc in honest:
             judge = ScriptedJudge(reply=_quoting(doc["quote"]))
             metric = ContextRecall(
@@ -410,7 +417,7 @@ def _quoting(quote: str) -> Any:
 
 def gate_run(root: Path | None, lfqa: Path | None) -> dict[str, Any]:
     """The evidence check alone, on the shared datasets (see the module docstring)."""
-    from ragrecall._metrics.text.words import best_sentence
+    from ragrecall._metrics.text.words import best_sentence  # no public name yet
     from ragrecall.text import evidence_refusal
 
     out: dict[str, Any] = {}
@@ -577,7 +584,7 @@ def main() -> None:
     parser.add_argument("--configs", default="naive,default_align,defended")
     parser.add_argument("--control", action="store_true", help="also score without the attack")
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, default=ADVERSARIAL)
     parser.add_argument("--detector", action="store_true", help="the detector alone, no judge")
     parser.add_argument("--obedient", action="store_true", help="a judge that obeys, no judge")
     parser.add_argument("--gate", action="store_true", help="the evidence check alone, no judge")
@@ -586,7 +593,7 @@ def main() -> None:
     parser.add_argument("--benign", type=Path, default=BENIGN)
     parser.add_argument("--datasets", help="the shared datasets folder (--detector, --gate)")
     parser.add_argument("--claims", type=int, default=2000, help="timed claims (--detector)")
-    parser.add_argument("--out", type=Path, default=HERE / "out" / "injection.json")
+    parser.add_argument("--out", type=Path, default=OUT / "injection.json")
     args = parser.parse_args()
     if args.spotlight:
         write_json(args.out.with_name("injection_spotlight.json"), spotlight_run(args))

@@ -1,10 +1,12 @@
 """Batch mode's own cost: client CPU per sample of ``evaluate`` on the ``BatchEngine`` (every
 round replayed) against ``evaluate()`` online, on the same samples and the same keyword judge.
 
-    python benchmarks/batch_replay.py [--samples 2000] [--references 500] [--summary out.json]
+    PYTHONPATH=testkit python -m benchmarks.speed.batch_replay [--samples 2000]
+        [--references 500] [--summary out.json]
 
 The servers run in child processes (``testkit/batchserver.py`` for the Batch API, answering on
-its first poll; ``testkit/faultserver.py`` online), so this process's CPU time is the client's
+its first poll; ``testkit/faultserver.py`` online; they import each other by their plain names,
+so ``testkit/`` goes on the path as the tests have it), so this process's CPU time is the client's
 alone. Samples have 3 claims and 2 chunks; ``--references`` distinct references (several
 samples share one, as logged queries do). Reported: wall time, client CPU ms per sample,
 requests sent, batches and rounds. Batch mode replays a sample once per round it takes part
@@ -15,6 +17,7 @@ many.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import multiprocessing as mp
 import sys
 import tempfile
@@ -23,14 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "testkit"))
-
-from _common import commit, write_json
-from langchain_openai import ChatOpenAI
-
-from ragrecall import ClaimCache, ContextRecall, evaluate
-from ragrecall.engines import BatchEngine
+from benchmarks._common import commit, write_json
 
 
 def rows(n: int, references: int) -> list[dict[str, Any]]:
@@ -79,7 +75,9 @@ class Served:
         self.proc.join(10)
 
 
-def judge(url: str) -> ChatOpenAI:
+def judge(url: str) -> Any:
+    from langchain_openai import ChatOpenAI
+
     return ChatOpenAI(base_url=url, api_key="x", model="keyword-judge", max_retries=0)
 
 
@@ -103,12 +101,20 @@ def measure(label: str, run: Any, n: int) -> dict[str, Any]:
     return row
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--references", type=int, default=500)
     parser.add_argument("--summary", type=Path, default=None)
     args = parser.parse_args()
+    if importlib.util.find_spec("batchserver") is None:
+        print(
+            "needs testkit/ on the path: PYTHONPATH=testkit python -m benchmarks.speed.batch_replay"
+        )
+        return 2
+    from ragrecall import ClaimCache, ContextRecall, evaluate
+    from ragrecall.engines import BatchEngine
+
     data = rows(args.samples, args.references)
 
     def metric(chat: Any) -> ContextRecall:
@@ -146,7 +152,8 @@ def main() -> None:
     print(f"client CPU per sample, batch / online: {ratio:.2f}x")
     if args.summary:
         write_json(args.summary, {"commit": commit(), "runs": results, "cpu_ratio": ratio})
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -8,7 +8,7 @@
    ``ragrecall[model]``, from a wheel built from this checkout (uv installs, with bytecode
    compiled as pip does).
 
-    python benchmarks/install_cost.py --repeat 5 --sizes
+    python -m benchmarks.speed.install_cost --repeat 5 --sizes
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEST = "def test_one():\n    assert 1 + 1 == 2\n"
 
 

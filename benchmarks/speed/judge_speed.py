@@ -1,6 +1,6 @@
 """Speed of context recall on the embedded judge, and ragrecall's overhead over the server.
 
-    python benchmarks/judge_speed.py [--data ../shared/datasets] [--limit 20] [--seed 0]
+    python -m benchmarks.speed.judge_speed [--data ../shared/datasets] [--limit 20] [--seed 0]
         [--concurrency 1] [--summary benchmarks/out/judge_speed.json]
 
 LFQA-Verification answers (the answer's sentences as the claims, the question's documents as
@@ -21,10 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from _common import commit, data_dir, judge_at, lfqa_answers, write_json
-from _usage_proxy import UsageProxy
+from benchmarks._common import commit, data_dir, judge_at, lfqa_answers, write_json
+from benchmarks._usage_proxy import UsageProxy
 
 
 def main() -> int:

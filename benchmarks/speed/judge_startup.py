@@ -1,6 +1,6 @@
 """Start-up cost of the embedded judge, as a user's process sees it.
 
-    python benchmarks/judge_startup.py [--keep-cache]
+    python -m benchmarks.speed.judge_startup [--keep-cache]
 
 Each model resolution runs in a fresh Python process, against an empty temporary cache:
 cold (assemble from the PyPI chunk packages and verify), re-verify (the file is cached but its
@@ -22,7 +22,7 @@ from pathlib import Path
 RESOLVE = """
 import time
 t = time.perf_counter()
-from ragrecall import resolve_model  # loads the embedded judge's machinery
+from ragrecall.judges import resolve_model  # loads the embedded judge's machinery
 imported = time.perf_counter()
 info = resolve_model()
 print(info.source, imported - t, time.perf_counter() - imported)

@@ -1,6 +1,6 @@
 """The quote check's cost: claims x chunks (issue 32, item 13).
 
-    python benchmarks/quote_check.py [--claims 2000] [--chunks 200] [--profile]
+    python -m benchmarks.speed.quote_check [--claims 2000] [--chunks 200] [--profile]
 
 One sample: ``--claims`` given claims against ``--chunks`` retrieved chunks, scored by
 ``ContextRecall(strategy="batched", evidence="quote")`` with a zero-latency fake judge that

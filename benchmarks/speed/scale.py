@@ -1,6 +1,6 @@
 """Memory at scale: does peak RSS grow with the dataset when results stream to a file?
 
-    python benchmarks/scale.py [--sizes 1000,10000] [--modes astream,cli] [--concurrency 16]
+    python -m benchmarks.speed.scale [--sizes 1000,10000] [--modes astream,cli] [--concurrency 16]
 
 For each size a JSONL dataset is written to a temporary folder and scored in a fresh process
 with a zero-latency fake judge (keyword verdicts, no network, no model), so only ragrecall's
@@ -33,8 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class FastJudge(BaseChatModel):
@@ -86,8 +85,7 @@ def write_dataset(path: Path, n: int, claims: int = 3) -> None:
 
 ASTREAM = """
 import asyncio, json, resource, sys
-sys.path.insert(0, {here!r})
-from scale import fast_judge
+from benchmarks.speed.scale import fast_judge
 from ragrecall import ClaimCache, ContextRecall, astream
 
 async def main(data, out):
@@ -130,15 +128,15 @@ def measure(
     out.unlink(missing_ok=True)
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
     if mode == "astream":
-        code = ASTREAM.format(here=str(HERE), concurrency=concurrency)
+        code = ASTREAM.format(concurrency=concurrency)
         rss, _ = run_child([sys.executable, "-c", code, str(data), str(out)], env)
     elif mode == "cli":
         argv = [
             sys.executable, "-m", "ragrecall.cli", "eval", str(data), "--out", str(out),
-            "--judge-factory", "scale:fast_judge", "--claim-mode", "sentences",
+            "--judge-factory", "benchmarks.speed.scale:fast_judge", "--claim-mode", "sentences",
             "--strategy", "per_claim", "--concurrency", str(concurrency), "--no-progress",
             "--max-unscorable", "1",
         ]  # fmt: skip

@@ -1,6 +1,6 @@
 """Past one process: evaluate() against ragrecall.ray, on a judge that answers in fixed time.
 
-    python benchmarks/scale_ray.py [--samples 5000] [--delay 0.2] [--concurrency 32 64]
+    python -m benchmarks.speed.scale_ray [--samples 5000] [--delay 0.2] [--concurrency 32 64]
         [--workers 1 2 4] [--cpus N] [--rpm R] [--tpm T] [--max-calls C] [--out DIR]
         [--input list|dataset] [--summary out.json]
 
@@ -37,11 +37,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-
 import psutil
-from _common import commit, write_json
-from throughput import delayed_server, openai_judge, rows, server_stats
+
+from benchmarks._common import ROOT, commit, write_json
+from benchmarks.speed.throughput import delayed_server, openai_judge, rows, server_stats
 
 
 def peak_rss_mb() -> float:
@@ -310,14 +309,13 @@ def main() -> int:
     args = parser.parse_args()
     import ray
 
-    here = str(Path(__file__).resolve().parent)
-    src = str(Path(__file__).resolve().parents[1] / "src")
+    src = str(ROOT / "src")
     ray.init(
         num_cpus=int(args.cpus),
         object_store_memory=300 * 2**20,
         include_dashboard=False,
         log_to_driver=False,
-        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([src, here])}},
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([src, str(ROOT)])}},
     )
     ray.data.DataContext.get_current().enable_progress_bars = False
     out: list[dict[str, Any]] = []

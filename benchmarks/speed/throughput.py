@@ -1,6 +1,6 @@
 """Throughput: ragrecall's own overhead, and how well it keeps a slow judge busy.
 
-    python benchmarks/throughput.py [--fake-samples 2000] [--samples 1000] [--delay 0.2]
+    python -m benchmarks.speed.throughput [--fake-samples 2000] [--samples 1000] [--delay 0.2]
         [--concurrency 1 8 32 64] [--serial-samples 50] [--tools ragrecall ragas chatopenai]
         [--http httpx|aiohttp]
         [--profile 32] [--summary out.json]
@@ -44,9 +44,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from _common import commit, write_json
+from benchmarks._common import ROOT, commit, write_json
 
 # ---------------------------------------------------------------------------------------------
 # The delayed OpenAI-compatible server (runs as `throughput.py --serve`, in a child process)
@@ -161,7 +159,8 @@ async def serve(delay: float, idle_exit: float, lifetime: float) -> None:
 def delayed_server(delay: float) -> Iterator[str]:
     """Start the delayed server in a child process; yield its base URL."""
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--serve", "--delay", str(delay)],
+        [sys.executable, "-m", "benchmarks.speed.throughput", "--serve", "--delay", str(delay)],
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
@@ -406,7 +405,7 @@ async def _bare_run(base_url: str, count: int, concurrency: int) -> int:
 
 
 async def _ragas_run(base_url: str, count: int, concurrency: int) -> int:
-    from peers import ragas_scores  # needs ragas (.venv-peers)
+    from benchmarks.peers.peers import ragas_scores  # needs ragas (.venv-peers)
 
     scores, _ = await ragas_scores(base_url, "none", "fake", rows_for_ragas(count), concurrency)
     return sum(s is not None for s in scores)
@@ -424,7 +423,9 @@ def rows_for_ragas(count: int) -> list[dict[str, Any]]:
 
 
 def ragas_available() -> bool:
-    from peers import available  # sets the no-telemetry variables, shims ragas' imports
+    from benchmarks.peers.peers import (
+        available,  # sets the no-telemetry variables, shims ragas' imports
+    )
 
     return available("ragas")
 
