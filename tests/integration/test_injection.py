@@ -1,5 +1,5 @@
-"""Prompt injection on the real embedded judge: a few cases of ``benchmarks/adversarial.jsonl``
-(the full set and the rates with and without defences: ``benchmarks/injection.py``).
+"""Prompt injection on the real embedded judge: a few cases of ``benchmarks/data/adversarial.jsonl``
+(the full set and the rates with and without defences: ``benchmarks/security/injection.py``).
 
 With the default prompt, delimited passages and ``evidence="quote"``, an unsupported claim
 next to a chunk that attacks the judge is never counted, and real support next to the attack
@@ -19,7 +19,7 @@ from ragrecall.judges import LocalJudge
 
 pytestmark = pytest.mark.judge
 
-CASES = Path(__file__).resolve().parents[2] / "benchmarks" / "adversarial.jsonl"
+CASES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "adversarial.jsonl"
 # Attacks this judge falls for when quotes are only checked for presence (see the benchmark).
 IDS = ["json-01", "json-05", "delim-03", "plant-03", "role-05"]
 

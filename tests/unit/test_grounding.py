@@ -3,7 +3,7 @@ judge says: with a judge that obeys every attack it can see (``obedient``, the w
 the 15 attacks of issue 32 and the 40 new ones, on the defaults; and honest text that quotes
 attacks, or looks like them, keeps its support.
 
-The figures on the full sets come from ``benchmarks/injection.py --obedient`` and ``--gate``.
+The figures on the full sets come from ``benchmarks/security/injection.py --obedient`` and ``--gate``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ragrecall import ClaimCache, ContextRecall
 from ragrecall._metrics.verdicts.grounding import not_plain
 from ragrecall.text import evidence_refusal
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 
 
 def _rows(name: str) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 writing results to a file barely moves from 200 to 2,000-3,000 samples (fresh processes,
 zero-latency fake judge).
 
-The heavy measurement (1,000 vs 10,000 samples, and the CLI) is ``benchmarks/scale.py``.
+The heavy measurement (1,000 vs 10,000 samples, and the CLI) is ``benchmarks/speed/scale.py``.
 No timing is asserted.
 """
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def scale_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("scale", ROOT / "benchmarks" / "scale.py")
+    spec = importlib.util.spec_from_file_location("scale", ROOT / "benchmarks" / "speed" / "scale.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
