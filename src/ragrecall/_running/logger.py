@@ -27,7 +27,7 @@ from typing import Any, Literal
 from .._core.schemas import RecallResult, Sample
 from .._io.samples import to_sample
 from .._metrics.base import Metric
-from ..adapters import SampleKey, check_rate, sampled
+from .sampling import SampleKey, check_rate, sampled
 from .sinks import RecallRecord, Sink
 
 __all__ = ["LoggerStats", "RecallLogger"]

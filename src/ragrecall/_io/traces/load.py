@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from ragrecall._core.errors import SampleError
 from ragrecall._core.schemas import Chunk, RecallResult, Sample
 from ragrecall._running.run import EvaluationReport
-from ragrecall.adapters import ReferenceBook, error_type
+from ragrecall._io.references import ReferenceBook, error_type
 
 from ..safe import loads, regular_file
 from ..samples import iter_rows, load_samples

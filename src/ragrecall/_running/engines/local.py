@@ -12,11 +12,12 @@ from ragrecall._core.schemas import Sample, Usage
 from ragrecall._metrics.estimate import run_estimator
 
 from ..budget import Budget
+from ..loop import run_blocking
 from ..progress import progress
 from ..spec import MetricLike, build_metrics
 from ..store import Record, ResultsFile
 from .base import Outcome, RunSettings, identities, open_results, unique_names
-from .stream import _run_blocking, scored
+from .stream import scored
 
 __all__ = ["LocalEngine"]
 
@@ -50,7 +51,7 @@ class LocalEngine:
         run = self.ascore(
             samples, metrics, out=out, budget=budget, on_record=on_record, settings=settings
         )
-        return _run_blocking(run)
+        return run_blocking(run)
 
     async def ascore(
         self,

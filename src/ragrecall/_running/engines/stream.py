@@ -1,34 +1,27 @@
 """Samples scored concurrently, each yielded as soon as all its metrics finish: the core of
-the local engine (and of each Ray worker), and ragrecall's one long-lived event loop."""
+the local engine (and of each Ray worker)."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
-import threading
 from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
-    Coroutine,
     Iterator,
     Mapping,
     Sequence,
 )
 from dataclasses import dataclass, replace
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from ragrecall._core.schemas import RecallResult, Sample
 from ragrecall._io.samples import iter_samples
 from ragrecall._metrics.base import Metric
 from ragrecall._metrics.repeats import combine_runs
 
-__all__ = ["ScoredSample", "blocking", "scored"]
-
-T = TypeVar("T")
-P = ParamSpec("P")
-
+__all__ = ["ScoredSample", "scored"]
 
 @dataclass(frozen=True)
 class ScoredSample:
@@ -108,49 +101,3 @@ async def scored(
 
 async def _resolved(value: bool | Awaitable[bool]) -> bool:
     return await value if inspect.isawaitable(value) else value
-
-
-def blocking(coroutine: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
-    """The blocking twin of the coroutine function ``coroutine``, run on ragrecall's one
-    long-lived loop (so it works inside notebooks, and async clients stay bound to a live
-    loop across calls)."""
-
-    @functools.wraps(coroutine)
-    def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return _run_blocking(coroutine(*args, **kwargs))
-
-    return run
-
-
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
-
-
-def _run_blocking(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on one long-lived background loop, so async clients cached by model
-    libraries stay bound to a live loop across calls, and so this works inside notebooks.
-    An interrupt (Ctrl-C, or SIGTERM as ``ragrecall eval`` takes it) cancels ``coro`` and
-    waits for its cleanup (a results file closed) before it goes on up."""
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            _loop = asyncio.new_event_loop()
-            threading.Thread(target=_loop.run_forever, name="ragrecall-loop", daemon=True).start()
-    ended = threading.Event()
-
-    async def run() -> T:
-        try:
-            return await coro
-        finally:
-            ended.set()
-
-    future = asyncio.run_coroutine_threadsafe(run(), _loop)
-    try:
-        return future.result()
-    except KeyboardInterrupt:
-        future.cancel()
-        ended.wait(CLEANUP_S)
-        raise
-
-
-CLEANUP_S = 30.0  # seconds an interrupted run may take to clean up before the interrupt goes on

@@ -20,10 +20,10 @@ from ragrecall._metrics.claims.decompose import ClaimCache
 from ragrecall._metrics.context_recall import ContextRecall
 from ragrecall._metrics.estimate import run_estimator
 from ragrecall._metrics.prompts import PROMPT_VERSION
+from ragrecall._running.loop import blocking
 from ragrecall._running.spec import MetricSpec
 from ragrecall._running.store import Record
 
-from ..stream import blocking
 from ..stream import scored as stream_scores
 from .board import task_of
 from .gate import GateClient, Limits
