@@ -12,8 +12,8 @@ import pytest
 from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._analysis.compare import compare_records
 from ragrecall._report.html import compare_report, eval_report, highlight, histogram_svg
-from ragrecall._running.store import Record
 from ragrecall.calibration import AnswerLabel, CorrectedMean
+from ragrecall.engines import Record
 from ragrecall.stats import ppi_mean
 
 HOSTILE = '<script>alert(1)</script> "quoted" & <img src=x onerror=alert(2)>'

@@ -46,10 +46,11 @@ DRIVER = (
 import json, sys
 import ray
 import ragrecall.ray as rr
+from ragrecall.engines import MetricSpec, factory
 ray.init(address=sys.argv[3], log_to_driver=False)
 ray.data.DataContext.get_current().enable_progress_bars = False
 data = [json.loads(line) for line in open(sys.argv[1])]
-spec = rr.MetricSpec("context_recall", rr.factory("ray_judges:counting"), {"claims": "sentences"})
+spec = MetricSpec("context_recall", factory("ray_judges:counting"), {"claims": "sentences"})
 run = rr.run(data, [spec], out=sys.argv[2], workers=WORKERS, concurrency=CONCURRENCY,
              flush_rows=FLUSH, flush_seconds=0.5, batch_size=8)
 print("resumed", run.resumed, "todo", run.todo, flush=True)

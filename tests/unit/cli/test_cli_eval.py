@@ -26,9 +26,9 @@ import ragrecall
 from ragrecall import ContextRecall, RecallResult, Sample, evaluate
 from ragrecall._analysis.summary import RunSummary
 from ragrecall._metrics.estimate import estimate_cost
-from ragrecall._running.store import Record, read_records
 from ragrecall.cli import main
 from ragrecall.cli._inputs import parse_column_map
+from ragrecall.engines import Record, read_records
 
 KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
 

@@ -19,7 +19,7 @@ from ragrecall import ClaimCache, ContextRecall
 from ragrecall._metrics.verdicts.grounding import not_plain
 from ragrecall.text import evidence_refusal
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+BENCH = Path(__file__).resolve().parents[3] / "benchmarks" / "data"
 
 
 def _rows(name: str) -> list[dict[str, Any]]:

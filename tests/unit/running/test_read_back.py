@@ -15,8 +15,8 @@ from fakes import ScriptedJudge
 from family_fakes import family_reply
 
 from ragrecall import evaluate
-from ragrecall._running.store import read_records
 from ragrecall.cli import main
+from ragrecall.engines import read_records
 from ragrecall.testing import recall_metric
 
 METRICS = [

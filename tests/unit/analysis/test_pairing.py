@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragrecall import ContextRecall, RetrievalRecall, Sample, evaluate
-from ragrecall._running.store import read_records
 from ragrecall.cli import main
+from ragrecall.engines import read_records
 from ragrecall.text import claim_set_hash
 
 KEYWORD = ["--judge-factory", "fakes:ScriptedJudge"]

@@ -19,9 +19,9 @@ from cdp import Browser
 from fakes import LogprobJudge
 
 from ragrecall import CalibrationError, ContextRecall, calibrate
-from ragrecall._running.store import read_records
 from ragrecall.calibration import CalibrationProfile, Label, read_labels
 from ragrecall.cli import main
+from ragrecall.engines import read_records
 from ragrecall.prompts import PROMPT_VERSION
 
 JUDGE = "scripted:scripted"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ragrecall import RecallResult, Sample, SampleError
-from ragrecall._running.store import Record, ResultsFile, read_records
+from ragrecall._running.store import ResultsFile  # the store under test: appends, repair, lock
+from ragrecall.engines import Record, read_records
 
 
 def record(i: int, score: float | None = 0.5, runs: list[float | None] | None = None) -> Record:

@@ -139,7 +139,7 @@ print("submitted", flush=True)
 
 def run_script(tmp_path: Any, delay: float, exit_timeout: float) -> tuple[int, str]:
     out = tmp_path / "records.jsonl"
-    tests = str(Path(__file__).resolve().parents[2] / "testkit")
+    tests = str(Path(__file__).resolve().parents[3] / "testkit")
     script = EXIT_SCRIPT.format(tests=tests, delay=delay, out=str(out), exit_timeout=exit_timeout)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120

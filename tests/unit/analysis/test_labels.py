@@ -23,9 +23,9 @@ from animals import rows, truth
 from fakes import LogprobJudge
 
 from ragrecall import ContextRecall, evaluate
-from ragrecall._running.store import Record, read_records
 from ragrecall.calibration import Label, read_answer_labels, read_labels
 from ragrecall.cli import main
+from ragrecall.engines import Record, read_records
 from ragrecall.stats import conformal_radius, ppi_difference, ppi_mean, t_quantile
 
 JUDGE = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]

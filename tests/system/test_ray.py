@@ -17,6 +17,7 @@ import ray
 from fakes import ScriptedJudge
 from faultserver import FaultServer
 
+import ragrecall.engines as engines
 import ragrecall.ray as rr
 from ragrecall import ClaimCache, ContextRecall, Sample, evaluate
 from ragrecall.cli import main
@@ -24,7 +25,7 @@ from ragrecall.cli import main
 pytestmark = pytest.mark.system  # local Ray clusters
 
 ROOT = Path(__file__).resolve().parents[2]
-KEYWORD = rr.factory("ray_judges:keyword")
+KEYWORD = engines.factory("ray_judges:keyword")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -80,33 +81,34 @@ def test_public_names_and_the_core_never_imports_ray() -> None:
     assert sorted(rr.__all__) == sorted(
         [
             "Limits",
-            "MetricSpec",
             "RayEngine",
             "RayRun",
-            "evaluate",
-            "factory",
             "iter_records",
             "report",
             "run",
-            "server",
             "summarize",
         ]
     )
 
 
 def test_the_old_names_still_work_and_warn(tmp_path: Path) -> None:
-    spec = rr.MetricSpec("context_recall", KEYWORD, {"claims": "sentences"})
+    spec = engines.MetricSpec("context_recall", KEYWORD, {"claims": "sentences"})
     with pytest.warns(DeprecationWarning, match="ragrecall.ray.evaluate is deprecated"):
         results = rr.evaluate(samples(8), [spec], out=tmp_path / "out", workers=2)
     assert len(by_content(results)) == 8
     with pytest.warns(DeprecationWarning, match="JudgeSpec is deprecated"):
         assert rr.JudgeSpec is not None
+    for name in ("MetricSpec", "factory", "server"):  # one public home: ragrecall.engines
+        with pytest.warns(DeprecationWarning, match=f"ragrecall.ray.{name} is deprecated"):
+            assert getattr(rr, name) is getattr(engines, name)
 
 
 def test_results_on_ray_equal_evaluate_and_references_decompose_once(tmp_path: Path) -> None:
     data = samples(200)
     store = str(tmp_path / "claims.sqlite")  # a store of its own: no claims from other tests
-    spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store)
+    spec = engines.MetricSpec(
+        "context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store
+    )
     run = rr.run(data, [spec], out=tmp_path / "out", workers=2, concurrency_per_worker=8)
     got = by_content(run.results)
     local = evaluate(data, [ContextRecall(ScriptedJudge(), strategy="batched", cache=ClaimCache())])
@@ -143,7 +145,7 @@ def rr_verdicts(result: Any) -> str:
 
 def test_a_lost_part_is_scored_again_and_nothing_twice(tmp_path: Path) -> None:
     data = samples(40)
-    spec = rr.MetricSpec("context_recall", KEYWORD, {"claims": "sentences"})
+    spec = engines.MetricSpec("context_recall", KEYWORD, {"claims": "sentences"})
     out = tmp_path / "out"
     rr.run(data, [spec], out=out, workers=2, batch_size=10)
     parts = sorted(out.glob("*.parquet"))
@@ -158,7 +160,9 @@ def test_a_lost_part_is_scored_again_and_nothing_twice(tmp_path: Path) -> None:
 def test_an_actor_killed_mid_run_loses_no_sample(cluster: Path, tmp_path: Path) -> None:
     data = samples(120)
     data[70]["contexts"] = [*data[70]["contexts"], "kill=me"]  # its actor dies scoring it
-    spec = rr.MetricSpec("context_recall", rr.factory("ray_judges:killer"), {"claims": "sentences"})
+    spec = engines.MetricSpec(
+        "context_recall", engines.factory("ray_judges:killer"), {"claims": "sentences"}
+    )
     run = rr.run(data, [spec], out=tmp_path / "out", workers=2, concurrency_per_worker=4)
     assert cluster.exists(), "no actor was killed"
     got = by_content(run.results)
@@ -177,9 +181,9 @@ def test_a_429_storm_keeps_the_cluster_under_its_rate_limit(tmp_path: Path) -> N
         for i in range(n)
     ]
     with FaultServer(retry_after=0.5, lifetime=120) as server:
-        spec = rr.MetricSpec(
+        spec = engines.MetricSpec(
             "context_recall",
-            rr.server(server.url, "fake"),
+            engines.server(server.url, "fake"),
             {"claims": "sentences", "strategy": "batched"},
         )
         run = rr.run(
@@ -231,7 +235,9 @@ def test_the_example_dataset_with_the_embedded_judge_on_two_workers(tmp_path: Pa
 def test_a_ray_dataset_decomposes_once_numbers_repeated_tasks_and_resumes(tmp_path: Path) -> None:
     data = samples(40) + samples(40)[:4]  # four rows twice: the same task, occurrences 1 and 2
     store = str(tmp_path / "claims.sqlite")  # a store of its own: no claims from other tests
-    spec = rr.MetricSpec("context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store)
+    spec = engines.MetricSpec(
+        "context_recall", KEYWORD, {"strategy": "batched"}, claims_store=store
+    )
     run = rr.run(ray.data.from_items(data), [spec], out=tmp_path / "out", workers=2)
     rows = run.results.take_all()
     ids = Counter((r["key"], r["occurrence"]) for r in rows)

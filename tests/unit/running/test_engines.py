@@ -20,7 +20,7 @@ from langchain_openai import ChatOpenAI
 from ragrecall import EvaluationReport, evaluate
 from ragrecall.engines import BatchEngine, Engine, LocalEngine, MetricSpec, factory
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 N = 12
 KEYWORD = factory("ray_judges:keyword")  # importable on Ray workers too
 # One judge call a sample (claims by rule, one attribution request): budgets are exact.

@@ -5,6 +5,7 @@ that imports it back (not even inside a function or for types)."""
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,29 @@ def test_top_level_is_faces() -> None:
     private = [f for f in files if f.startswith("_") and f != "__init__.py"]
     assert len(files) <= 14, files
     assert private == ["_api.py", "_pytest_plugin.py"], private
+
+
+# The public submodules that are lazy tables (``_EXPORTS``: name -> the module defining it).
+FACES = ["adapters", "calibration", "engines", "judges", "prompts", "sinks", "stats", "testing"]
+FACES += ["text"]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_each_face_draws_from_at_most_two_groups(face: str) -> None:
+    """A face lists names from one or two homes, each a module of a private group."""
+    exports: dict[str, str] = importlib.import_module(f"ragrecall.{face}")._EXPORTS
+    groups = {_group(source) for source in exports.values()}
+    assert None not in groups, f"ragrecall.{face} draws a name from a face"
+    assert len(groups) <= 2, f"ragrecall.{face} draws from {sorted(map(str, groups))}"
+
+
+def test_no_private_module_imports_a_face() -> None:
+    graph = _graph()
+    wrong = [
+        f"{name} imports {dep}"
+        for name, deps in sorted(graph.items())
+        if _group(name) is not None
+        for dep in sorted(deps)
+        if _group(dep) is None
+    ]
+    assert not wrong, "\n".join(wrong)

@@ -12,8 +12,8 @@ import pytest
 
 from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._analysis.compare import compare_records
-from ragrecall._running.store import Record, ResultsFile
 from ragrecall.cli import main
+from ragrecall.engines import Record, read_records
 from ragrecall.stats import bootstrap_ci, ranks, sign_flip_test, wilcoxon_signed_rank
 
 
@@ -130,17 +130,14 @@ def runs(tmp_path: Path, worse: bool) -> tuple[Path, Path]:
     paths = []
     for name, records in (("a", a), ("b", b)):
         path = tmp_path / ("worse" if worse else "better") / f"{name}.jsonl"
-        with ResultsFile.open(path) as out:
-            for record in records:
-                out.append(record)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(r.to_json() + "\n" for r in records), "utf-8")
         paths.append(path)
     return paths[0], paths[1]
 
 
 def test_compare_pairs_by_key_and_reports_recovered_claims(tmp_path: Path) -> None:
     a, b = runs(tmp_path, worse=False)
-    from ragrecall._running.store import read_records
-
     c = compare_records(read_records(a), read_records(b))
     assert (c.n_a, c.n_b, c.n_shared, len(c.pairs)) == (12, 13, 12, 12)
     assert c.mean_diff == pytest.approx(0.5)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 # page: (blocks run, blocks skipped by marker). A change to a page's blocks changes these.
 EXPECTED: dict[str, tuple[int, int]] = {

@@ -21,7 +21,7 @@ from fakes import ScriptedJudge, keyword_reply
 from ragrecall import ContextRecall, Sample, load_samples
 from ragrecall.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RAGAS_PYTHON = ROOT / ".venv-ragas" / "bin" / "python"
 
 ROWS: list[dict[str, Any]] = [
