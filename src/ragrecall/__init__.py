@@ -29,11 +29,11 @@ _EXPORTS: dict[str, str] = {
     "ModelIntegrityError": "._core.errors",
     "RagrecallError": "._core.errors",
     "SampleError": "._core.errors",
-    "EvaluationReport": "._running.run",
-    "ScoredSample": "._running.run",
-    "aevaluate": "._running.run",
-    "astream": "._running.run",
-    "evaluate": "._running.run",
+    "EvaluationReport": "._analysis.evaluation",
+    "ScoredSample": "._running.engines.stream",
+    "aevaluate": "._api",
+    "astream": "._api",
+    "evaluate": "._api",
     "agenerate": "._generate.run",
     "generate": "._generate.run",
     "GenerationReport": "._generate.run",
@@ -125,6 +125,8 @@ def __dir__() -> list[str]:
 
 if _typing.TYPE_CHECKING:
     from ._analysis.calibrate import calibrate
+    from ._analysis.evaluation import EvaluationReport
+    from ._api import aevaluate, astream, evaluate
     from ._core.errors import (
         CalibrationError,
         JudgeError,
@@ -158,8 +160,8 @@ if _typing.TYPE_CHECKING:
     from ._metrics.recall_precision import RecallPrecision
     from ._metrics.response_recall import ResponseRecall
     from ._metrics.retrieval_recall import RetrievalRecall
+    from ._running.engines.stream import ScoredSample
     from ._running.logger import RecallLogger
-    from ._running.run import EvaluationReport, ScoredSample, aevaluate, astream, evaluate
 
 __all__ = [
     "CalibrationError",

@@ -1,17 +1,203 @@
-"""Old entry points kept for one minor version: they work, warn, and call the new ones."""
+"""The calls that run a dataset: ``evaluate`` (blocking), ``aevaluate`` (async) and
+``astream`` (each sample as it finishes) read it, open an ``Evaluation`` on an engine
+(``LocalEngine`` by default; ``BatchEngine``, ``ragrecall.ray.RayEngine``) and delegate to it,
+as httpx's ``_api.py`` opens a client and delegates to its transport. ``ragrecall eval``
+opens the same ``Evaluation``. ``evaluate_batch``, deprecated, calls ``evaluate``."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ._analysis.answers import LabelSource
+from ._analysis.corrected import CorrectedMean
+from ._analysis.correction import Correction
+from ._analysis.evaluation import EvaluationReport, evaluation_report
+from ._core.schemas import Sample
+from ._io.samples import load_samples
 from ._judge.resolve import JudgeLike
+from ._running.budget import Budget
+from ._running.engines.base import Engine, Outcome, RunSettings
 from ._running.engines.batch.engine import BatchEngine, MetricFactory
-from ._running.run import EvaluationReport, evaluate
+from ._running.engines.local import LocalEngine
+from ._running.engines.stream import ScoredSample
+from ._running.run import Run
+from ._running.spec import MetricLike
+from ._running.store import Record
 
-__all__ = ["evaluate_batch"]
+__all__ = ["Evaluation", "aevaluate", "astream", "evaluate", "evaluate_batch"]
+
+
+class Evaluation(Run):
+    """A run as ``evaluate``, its twins and ``ragrecall eval`` open it: ``Run`` with the
+    budget of ``max_calls`` / ``max_tokens`` and, with ``labels``, their ``Correction``
+    listening (read and checked before any judge call; ``metrics``' ``names`` when known)."""
+
+    def __init__(
+        self,
+        samples: Sequence[Sample],
+        metrics: Sequence[MetricLike] | None = None,
+        *,
+        engine: Engine | None = None,
+        out: str | Path | None = None,
+        max_calls: int | None = None,
+        max_tokens: int | None = None,
+        settings: RunSettings | None = None,
+        labels: LabelSource | Sequence[LabelSource] | None = None,
+        names: Sequence[str] | None = None,
+    ):
+        self.start = time.perf_counter()
+        budget = Budget(max_calls, max_tokens)
+        super().__init__(samples, metrics, engine=engine, out=out, budget=budget, settings=settings)
+        self.correction: Correction | None = None
+        if labels is not None:
+            self.correction = Correction(labels, self.ids, names)
+            self.listen(self.correction.add)
+
+    def corrected(self, outcome: Outcome) -> dict[str, CorrectedMean]:
+        """Each labelled metric's mean corrected by the labels (none without labels)."""
+        return {} if self.correction is None else self.correction.means(outcome.metrics)
+
+    def report(self, outcome: Outcome) -> EvaluationReport:
+        """The report of a run whose records were kept (``keep``)."""
+        elapsed = time.perf_counter() - self.start
+        return evaluation_report(self, outcome, self.corrected(outcome), elapsed)
+
+
+def evaluate(
+    dataset: Any,
+    metrics: Sequence[MetricLike] | None = None,
+    *,
+    out: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    engine: Engine | None = None,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
+    show_progress: bool | None = None,
+    notify: Callable[[str], None] | None = None,
+    labels: LabelSource | Sequence[LabelSource] | None = None,
+) -> EvaluationReport:
+    """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
+
+    ``dataset``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face Dataset, or a
+    path to a .jsonl/.json/.csv/.parquet file or a directory of them. ``metrics``: metric
+    objects, registered names, ``MetricSpec``s or factories taking the judge (which an engine
+    that builds its own metrics needs). Judge failures make a sample unscorable; they never
+    stop the batch.
+
+    ``engine``: where to score (default ``LocalEngine()``: this process; ``BatchEngine``: the
+    provider's Batch API; ``ragrecall.ray.RayEngine``: a Ray cluster). ``out``: the engine's
+    results store (a JSONL file, on Ray a directory): each sample is written as it finishes,
+    and a run again skips the samples already there unchanged (they are in the report too).
+    ``max_calls`` / ``max_tokens``: no sample (or batch request) starts once its estimated
+    work would not fit; samples left unscored are unscorable in the report ("not scored ...")
+    and ``budget_spent`` is set. ``concurrency``: samples scored at once (the engine's).
+    ``max_retries`` and ``timeout`` override every metric's own when given (the metrics are
+    not changed). ``repeats`` judges each sample that many times: ``score`` is the mean,
+    ``runs`` each run's score. ``notify`` hears what the run says (resuming, batches sent).
+    ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin and
+    ``astream`` its streaming one.
+
+    ``labels``: people's labels of whole answers (a labels file from the page of ``ragrecall
+    review RESULTS --answers N``, its CSV, a list of files or of ``Label``s): the report's
+    ``corrected`` then holds, per metric labelled, the judge's mean corrected by them
+    (``ppi_mean``, a 90 % interval), the judge's measured bias with its interval, and the
+    labels that matched no sample. Labels that cannot correct this dataset (none of its
+    samples, an incomplete answer, other claims) raise SampleError naming file and line.
+    """
+    settings = RunSettings(
+        repeats, timeout, max_retries, show_progress, notify or _quiet, concurrency
+    )
+    run = _kept(dataset, metrics, out, max_calls, max_tokens, engine, column_map, settings, labels)
+    return run.report(run.score())
+
+
+async def aevaluate(
+    dataset: Any,
+    metrics: Sequence[MetricLike] | None = None,
+    *,
+    out: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    engine: Engine | None = None,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
+    show_progress: bool | None = None,
+    notify: Callable[[str], None] | None = None,
+    labels: LabelSource | Sequence[LabelSource] | None = None,
+) -> EvaluationReport:
+    """The async twin of ``evaluate`` (the engine's ``ascore``)."""
+    settings = RunSettings(
+        repeats, timeout, max_retries, show_progress, notify or _quiet, concurrency
+    )
+    run = _kept(dataset, metrics, out, max_calls, max_tokens, engine, column_map, settings, labels)
+    return run.report(await run.ascore())
+
+
+async def astream(
+    dataset: Any,
+    metrics: Sequence[MetricLike] | None = None,
+    *,
+    out: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    engine: Engine | None = None,
+    column_map: Mapping[str, str] | None = None,
+    concurrency: int | None = None,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    repeats: int = 1,
+    skip: Callable[[Sample], bool | Awaitable[bool]] | None = None,
+) -> AsyncIterator[ScoredSample]:
+    """Score samples and yield each as soon as all its metrics finish (completion order), on
+    any engine; the arguments are ``evaluate``'s. The dataset is read (and every row
+    checked) once, and the engine's records are yielded as it hands them over (on ``out``,
+    the resumed ones first).
+
+    ``skip`` (the local engine's) leaves out the samples it returns (or resolves to) True
+    for, asked as each is about to start.
+    """
+    if skip is not None and engine is not None and not isinstance(engine, LocalEngine):
+        raise ValueError(f"skip is asked by the local engine, not the {engine.name} engine")
+    settings = RunSettings(repeats, timeout, max_retries, False, _quiet, concurrency, skip)
+    samples = load_samples(dataset, column_map)
+    run = Evaluation(
+        samples,
+        metrics,
+        engine=engine,
+        out=out,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        settings=settings,
+    )
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[ScoredSample | None] = asyncio.Queue()
+
+    def hand(record: Record) -> None:
+        index = run.index(record)
+        item = ScoredSample(record.index if index is None else index, record.sample, record.results)
+        loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    run.listen(hand)
+    task = asyncio.ensure_future(run.ascore())
+    task.add_done_callback(lambda _: loop.call_soon_threadsafe(queue.put_nowait, None))
+    try:
+        while (handed := await queue.get()) is not None:
+            yield handed
+        await task  # its error, if any
+    finally:
+        task.cancel()
 
 
 def evaluate_batch(
@@ -47,3 +233,34 @@ def evaluate_batch(
         show_progress=False,
         notify=notify,
     )
+
+
+def _kept(
+    dataset: Any,
+    metrics: Sequence[MetricLike] | None,
+    out: str | Path | None,
+    max_calls: int | None,
+    max_tokens: int | None,
+    engine: Engine | None,
+    column_map: Mapping[str, str] | None,
+    settings: RunSettings,
+    labels: LabelSource | Sequence[LabelSource] | None,
+) -> Evaluation:
+    """``evaluate``'s run of ``dataset``, keeping every record for the report."""
+    samples = load_samples(dataset, column_map)
+    run = Evaluation(
+        samples,
+        metrics,
+        engine=engine,
+        out=out,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        settings=settings,
+        labels=labels,
+    )
+    run.listen(run.keep)
+    return run
+
+
+def _quiet(_: str) -> None:
+    pass

@@ -20,8 +20,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import __version__
+from .._analysis.evaluation import EvaluationReport
+from .._api import evaluate
 from .._metrics.context_recall import ContextRecall
-from .._running.run import EvaluationReport, evaluate
 from ._calibrate import add_calibrate_command
 from ._claims import add_claims_command
 from ._compare import add_compare_command

@@ -12,8 +12,9 @@ is appended to the JSONL file at once (fsync'd); running the same command again 
 samples already there unchanged and scores a changed row again. Without ``--out`` the results
 live in memory only.
 
-Every engine (``--engine local|batch|ray``) runs through one path: the flags build the engine
-(``_engine``), the metrics go to it as specs, and what it hands back is summarized here.
+The command parses its flags into the inputs of the run ``evaluate`` opens (``Evaluation``:
+the engine that ``--engine local|batch|ray`` and its flags build in ``_engine``, the metrics
+as specs, the budget, ``--labels``), calls it, and summarizes what it hands back here.
 """
 
 from __future__ import annotations
@@ -26,17 +27,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .._analysis.answers import read_answer_labels
-from .._analysis.corrected import AnswerLabel, CorrectedMean, check_answers, corrected_mean
 from .._analysis.summary import RunSummary
+from .._api import Evaluation
 from .._core.errors import JudgeModelError, SampleError
 from .._metrics.base import MetricOptions
 from .._metrics.claims.sets import read_claim_sets, with_claim_sets
 from .._metrics.decision import CalibrationProfile
 from .._metrics.prompts import PROMPT_VERSION
 from .._metrics.registry import metric_names
-from .._running.budget import Budget
-from .._running.engines.base import Engine, RunSettings, identities
+from .._running.engines.base import Engine, RunSettings
 from .._running.spec import MetricSpec
 from .._running.store import Record
 from ._dry_run import dry_run
@@ -193,11 +192,6 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         samples, traced = read_samples(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
-        answers: list[AnswerLabel] = []
-        other_labels = 0
-        if args.labels:
-            answers, other_labels = read_answer_labels(args.labels)
-            check_answers(answers, identities(samples), names, other_labels)
         options = MetricOptions(
             claims=claim_mode(args),
             strategy=args.strategy,
@@ -205,21 +199,30 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
             calibration=CalibrationProfile.load(args.calibration) if args.calibration else None,
         )
         cache = claim_cache(args)  # a store that cannot be opened: exit 2, now
-        if args.dry_run:
-            named = replace(options, claim_cache=cache)
-            return dry_run(args, samples, names, judge_spec(args), named, console)
         store = None if args.claims_store is None else str(args.claims_store)
         recipe = judge_recipe(args)
         metrics = [MetricSpec(n, recipe, named=options, claims_store=store) for n in names]
+        settings = RunSettings(args.repeats, args.timeout, None, args.progress, err_console.print)
+        run = Evaluation(  # the run evaluate() opens; bad labels are refused here
+            samples,
+            metrics,
+            engine=engine,
+            out=args.out,
+            max_calls=args.max_calls,
+            max_tokens=args.max_tokens,
+            settings=settings,
+            labels=args.labels,
+            names=names,
+        )
+        if args.dry_run:
+            named = replace(options, claim_cache=cache)
+            return dry_run(args, samples, names, judge_spec(args), named, console)
         if options.calibration is not None:  # refuse another judge's profile before scoring
             options.calibration.check(metrics[0].build().judge_id(), PROMPT_VERSION)
     except (OSError, ValueError, TypeError, ImportError) as err:  # SampleError is a ValueError
         return _usage_error(err_console, str(err))
     summary = RunSummary(names, args.show_worst)
     kept: list[Record] | None = [] if args.report or args.traces_out else None
-    wanted = {(x.key, x.occurrence, x.content) for x in answers}
-    labelled: list[Record] = []  # the records of labelled answers
-
     scored = 0  # samples this run finished: after one, a judge failure is not "cannot start"
 
     def collect(record: Record) -> None:
@@ -228,16 +231,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         summary.add(record)
         if kept is not None:
             kept.append(record)
-        if (record.key, record.occurrence, record.content) in wanted:
-            labelled.append(record)
 
-    budget = Budget(args.max_calls, args.max_tokens)
-    settings = RunSettings(args.repeats, args.timeout, None, args.progress, err_console.print)
+    run.listen(collect)
     start = time.perf_counter()
     try:
-        outcome = engine.score(
-            samples, metrics, out=args.out, budget=budget, on_record=collect, settings=settings
-        )
+        outcome = run.score()
     except (KeyboardInterrupt, JudgeModelError) as exc:
         code, message = stopped(exc, scored)
         saved = (
@@ -251,25 +249,14 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     elapsed = time.perf_counter() - start
     records = kept or []
     if traced is not None:
-        finish_traces(traced, records, identities(samples), args, console)
+        finish_traces(traced, records, run.ids, args, console)
     try:
-        corrected = _corrected(summary, labelled, answers, other_labels)
+        corrected = list(run.corrected(outcome).values())
     except ValueError as err:  # an answer labelled against other claims
         return _usage_error(err_console, str(err))
     return finish(
-        summary, records, budget, outcome.usage, elapsed, len(samples), args, console, corrected
+        summary, records, run.budget, outcome.usage, elapsed, len(samples), args, console, corrected
     )
-
-
-def _corrected(
-    summary: RunSummary, labelled: list[Record], answers: list[AnswerLabel], other: int
-) -> list[CorrectedMean]:
-    """Each labelled metric's mean corrected by the answers people labelled."""
-    return [
-        corrected_mean(labelled, answers, s.name, judge_all=s.scores, other_labels=other)
-        for s in summary.metrics
-        if any(x.metric == s.name for x in answers)
-    ]
 
 
 def _usage_error(err_console: Console, message: str) -> int:

@@ -21,15 +21,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._analysis.summary import RunSummary
 from .._core.extras import requires
+from .._report.html import eval_report
 
 with requires("ragrecall.ray"):
     import ray.data
 
     from .._running.engines.ray.engine import RayEngine
     from .._running.engines.ray.gate import Limits
+    from .._running.engines.ray.records import iter_records
     from .._running.engines.ray.run import RayRun
-    from .._running.engines.ray.summary import iter_records, report, summarize
     from .._running.spec import MetricLike
 
 __all__ = [
@@ -74,6 +76,20 @@ def run(
         timeout=timeout,
         column_map=column_map,
     )
+
+
+def summarize(results: ray.data.Dataset, metrics: Sequence[str], worst: int = 5) -> RunSummary:
+    """The ``eval`` summary (means, CIs, unscorable shares, worst samples) of ``results``,
+    streamed: the driver holds the summary (bounded), never the results."""
+    summary = RunSummary(metrics, worst)
+    for record in iter_records(results, metrics):
+        summary.add(record)
+    return summary
+
+
+def report(results: ray.data.Dataset, metrics: Sequence[str], title: str = "") -> str:
+    """The ``eval`` HTML report of ``results`` (it lists every sample, so it holds them)."""
+    return eval_report(list(iter_records(results, metrics)), metrics, title=title)
 
 
 # Names whose one public home is ragrecall.engines: they still work here, with a

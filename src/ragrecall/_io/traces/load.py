@@ -7,13 +7,12 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel, Field
 
 from ragrecall._core.errors import SampleError
 from ragrecall._core.schemas import Chunk, RecallResult, Sample
-from ragrecall._running.run import EvaluationReport
 from ragrecall._io.references import ReferenceBook, error_type
 
 from ..safe import loads, regular_file
@@ -25,7 +24,19 @@ from .spans import Document, Retrieval, Span, retrievals
 __all__ = ["NotAssessed", "TracedSamples", "load_traces"]
 
 Contents: TypeAlias = Mapping[str, str] | str | os.PathLike[str]
-Results: TypeAlias = EvaluationReport | Sequence[Mapping[str, RecallResult] | None]
+
+
+class Report(Protocol):
+    """A run's results per metric, one per sample (an ``EvaluationReport``)."""
+
+    @property
+    def samples(self) -> Sequence[Sample]: ...
+
+    @property
+    def results(self) -> Mapping[str, Sequence[RecallResult]]: ...
+
+
+Results: TypeAlias = Report | Sequence[Mapping[str, RecallResult] | None]
 
 
 class NotAssessed(BaseModel):
@@ -76,14 +87,14 @@ class TracedSamples:
         ``annotator_kind`` (``"LLM"`` or ``"CODE"``) and ``error_type`` (unscorable only), as
         ``write_scores`` writes them and a tracing tool's annotations take them.
         ``results`` as for ``write_scores``."""
-        if isinstance(results, EvaluationReport):
-            names = list(results.results)
-            rows: Sequence[Mapping[str, RecallResult] | None] = [
-                {name: results.results[name][i] for name in names}
-                for i in range(len(results.samples))
-            ]
-        else:
+        rows: Sequence[Mapping[str, RecallResult] | None]
+        if isinstance(results, Sequence):
             rows = results
+        else:
+            columns = results.results
+            rows = [
+                {name: columns[name][i] for name in columns} for i in range(len(results.samples))
+            ]
         if len(rows) != len(self.samples):
             raise ValueError(f"{len(rows)} results for {len(self.samples)} samples")
         evaluations: dict[tuple[str, str], list[Evaluation]] = {}

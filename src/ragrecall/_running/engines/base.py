@@ -12,7 +12,7 @@ knows which engine runs (as httpx's client never knows which transport sends).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol, runtime_checkable
@@ -42,13 +42,19 @@ __all__ = [
 class RunSettings:
     """What every engine takes: ``repeats`` (judge each sample that many times),
     ``timeout`` and ``max_retries`` (each metric's own when None), ``show_progress``, and
-    ``notify``, which hears what a run says as it goes (resuming, batches sent)."""
+    ``notify``, which hears what a run says as it goes (resuming, batches sent).
+
+    ``concurrency``: samples scored at once, over the engine's own setting (given only to an
+    engine whose ``options`` name it). ``skip``: leaves out the samples it returns (or
+    resolves to) True for, asked as each is about to start (the local engine's only)."""
 
     repeats: int = 1
     timeout: float | None = None
     max_retries: int | None = None
     show_progress: bool | None = None
     notify: Callable[[str], None] = field(default=lambda _: None, compare=False)
+    concurrency: int | None = None
+    skip: Callable[[Sample], bool | Awaitable[bool]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,16 @@ from ..progress import progress
 from ..spec import MetricLike, build_metrics
 from ..store import Record, ResultsFile
 from .base import Outcome, RunSettings, identities, open_results, unique_names
-from .stream import scored
+from .stream import resolved, scored
 
 __all__ = ["LocalEngine"]
 
 
 @dataclass(frozen=True)
 class LocalEngine:
-    """Scores in this process, ``concurrency`` samples at once (default: the judge's slots,
-    or 8); ``out`` is a JSONL results file (``ragrecall eval --out``), fsynced line by line.
+    """Scores in this process, ``concurrency`` samples at once (``RunSettings.concurrency``
+    over this; default: the judge's slots, or 8); ``out`` is a JSONL results file
+    (``ragrecall eval --out``), fsynced line by line.
 
     A sample starts only if its estimated calls and tokens fit the budget beside what is
     spent and what the samples in flight reserved; those in flight finish."""
@@ -74,9 +75,13 @@ class LocalEngine:
             )
         estimate = run_estimator(built, settings.repeats) if budget.limited else None
         held: dict[int, list[tuple[int, int]]] = {}
+        asked, at_once = settings.skip, settings.concurrency
 
-        def skip(sample: Sample) -> bool:
-            """Whether the budget leaves ``sample`` out (its estimate reserved if not)."""
+        async def skip(sample: Sample) -> bool:
+            """Whether ``settings.skip`` or the budget leaves ``sample`` out (its estimate
+            reserved if not)."""
+            if asked is not None and await resolved(asked(sample)):
+                return True
             est = estimate(sample) if estimate is not None else None
             need = (1, 0) if est is None else (est.calls, est.prompt_tokens + est.completion_tokens)
             if not budget.reserve(*need):
@@ -89,7 +94,7 @@ class LocalEngine:
             stream = scored(
                 [samples[i] for i in todo],
                 built,
-                concurrency=self.concurrency,
+                concurrency=self.concurrency if at_once is None else at_once,
                 max_retries=settings.max_retries,
                 timeout=settings.timeout,
                 repeats=settings.repeats,

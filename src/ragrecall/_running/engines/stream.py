@@ -21,7 +21,8 @@ from ragrecall._io.samples import iter_samples
 from ragrecall._metrics.base import Metric
 from ragrecall._metrics.repeats import combine_runs
 
-__all__ = ["ScoredSample", "scored"]
+__all__ = ["ScoredSample", "resolved", "scored"]
+
 
 @dataclass(frozen=True)
 class ScoredSample:
@@ -82,7 +83,7 @@ async def scored(
     try:
         while True:
             for index, sample in rows:
-                if skip is None or not await _resolved(skip(sample)):
+                if skip is None or not await resolved(skip(sample)):
                     pending.add(asyncio.ensure_future(score(index, sample)))
                 if len(pending) >= concurrency:
                     break
@@ -99,5 +100,6 @@ async def scored(
             task.cancel()
 
 
-async def _resolved(value: bool | Awaitable[bool]) -> bool:
+async def resolved(value: bool | Awaitable[bool]) -> bool:
+    """``value``, awaited when it is awaitable."""
     return await value if inspect.isawaitable(value) else value

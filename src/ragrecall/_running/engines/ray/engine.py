@@ -18,8 +18,8 @@ from ragrecall._running.store import Record
 from ..base import BlockingEngine, Outcome, RunSettings
 from .gate import Limits
 from .parts import FLUSH_ROWS, FLUSH_SECONDS
+from .records import iter_records
 from .run import RayRun, start
-from .summary import iter_records
 
 __all__ = ["RayEngine"]
 
@@ -70,9 +70,13 @@ class RayEngine(BlockingEngine):
     @property
     def per_worker(self) -> int:
         """Samples each worker scores at once."""
-        if self.concurrency is None:
+        return self.split(self.concurrency)
+
+    def split(self, concurrency: int | None) -> int:
+        """``concurrency`` samples at once in all, as each worker's share (8 if None)."""
+        if concurrency is None:
             return 8
-        return max(1, -(-self.concurrency // max(1, self.workers)))
+        return max(1, -(-concurrency // max(1, self.workers)))
 
     def score(
         self,
@@ -93,6 +97,7 @@ class RayEngine(BlockingEngine):
             repeats=settings.repeats,
             timeout=settings.timeout,
             max_retries=settings.max_retries,
+            concurrency=settings.concurrency,
         )
         if run.resumed:
             settings.notify(f"resuming: {run.resumed} samples already in {out}, {run.todo} to go")
@@ -116,10 +121,11 @@ class RayEngine(BlockingEngine):
         timeout: float | None = None,
         max_retries: int | None = None,
         column_map: Mapping[str, str] | None = None,
+        concurrency: int | None = None,
     ) -> RayRun:
         """The pipeline started on ``data`` (a ``ray.data.Dataset``, a URI Ray reads, or
         anything ``evaluate`` takes, read once here): its results lazy until consumed, or
-        read back from ``out``."""
+        read back from ``out``. ``concurrency``: the run's, over the engine's own."""
         if self.workers < 1:
             raise ValueError("the ray engine needs at least 1 worker")
         if not ray.is_initialized():
@@ -129,7 +135,9 @@ class RayEngine(BlockingEngine):
             metrics,
             out=out,
             workers=self.workers,
-            concurrency_per_worker=self.per_worker,
+            concurrency_per_worker=self.split(
+                self.concurrency if concurrency is None else concurrency
+            ),
             num_cpus=self.num_cpus,
             num_gpus=self.num_gpus,
             limits=Limits(self.rpm, self.tpm, max_calls, max_tokens),
