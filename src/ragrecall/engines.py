@@ -12,6 +12,10 @@ imports Ray) each implement ``Engine``: ``score`` (and ``ascore``) a dataset's s
 its own results store, resumed from it, under one ``Budget``. Metrics travel to an engine as
 objects, names, ``MetricSpec``s or factories taking the judge; ``factory`` and ``server``
 make picklable judge factories for specs.
+
+Each finished sample is a ``Record`` (handed to ``Engine.score``'s ``on_record``);
+``read_records`` reads a run's records back from its output, a results file or a Ray run's
+directory alike.
 """
 
 import typing as _typing
@@ -26,6 +30,8 @@ _EXPORTS: dict[str, str] = {
     "Outcome": "ragrecall._running.engines.base",
     "RunSettings": "ragrecall._running.engines.base",
     "LocalEngine": "ragrecall._running.engines.local",
+    "Record": "ragrecall._running.store",
+    "read_records": "ragrecall._running.output",
     "MetricLike": "ragrecall._running.spec",
     "MetricSpec": "ragrecall._running.spec",
     "factory": "ragrecall._running.spec",
@@ -41,7 +47,9 @@ if _typing.TYPE_CHECKING:
     from ._running.engines.base import Engine, Outcome, RunSettings
     from ._running.engines.batch.engine import BatchEngine
     from ._running.engines.local import LocalEngine
+    from ._running.output import read_records
     from ._running.spec import MetricLike, MetricSpec, factory, server
+    from ._running.store import Record
 
 __all__ = [
     "BatchEngine",
@@ -51,7 +59,9 @@ __all__ = [
     "MetricLike",
     "MetricSpec",
     "Outcome",
+    "Record",
     "RunSettings",
     "factory",
+    "read_records",
     "server",
 ]

@@ -34,13 +34,28 @@ from .._io.safe import lines, loads, regular_file
 from .._io.samples import SampleId
 from .._metrics.registry import result_type
 
-__all__ = ["Record", "ResultsFile", "SampleId", "read_records"]
+__all__ = ["Record", "ResultsFile", "SampleId", "read_file"]
 
 
 @dataclass
 class Record:
-    """One finished sample: its task key and occurrence, its input row index, the sample, and
-    results per metric; ``content`` is the sample's content digest."""
+    """One finished sample and its results, as every engine hands it to ``on_record`` and as
+    ``read_records`` reads it back from a run's output (a results file, a Ray run's folder).
+
+    - ``key``: the sample's task (``Sample.key()``), the same whichever retriever answered
+      it: runs of two retrievers pair on it.
+    - ``occurrence``: which of the input's rows with this task it is (1 unless the input
+      repeats a task); ``id`` is ``(key, occurrence)``, a sample's identity across runs.
+    - ``content``: the digest of the sample's content (``Sample.content_key()``); a resumed
+      run scores a sample again when it changed.
+    - ``index``: the sample's row in the input (-1 where the input's order is not known: a
+      dataset that Ray read).
+    - ``sample``: the sample as scored.
+    - ``results``: per metric name, the metric's own result (``RecallResult`` or its
+      subclass: score, status, reason, claims, verdicts, usage, judge; ``runs`` with repeats).
+
+    ``score(metric)`` is the sample's score for ``metric``, or None.
+    """
 
     key: str
     index: int
@@ -90,7 +105,7 @@ class Record:
         return None if result is None else result.score
 
 
-def read_records(path: str | Path) -> list[Record]:
+def read_file(path: str | Path) -> list[Record]:
     """The records of a results file, one per sample: a sample written twice (scored again
     after its row changed) is its last line. A torn last line is ignored, not repaired."""
     latest: dict[SampleId, Record] = {}

@@ -14,7 +14,7 @@ from .._analysis.calibrate import calibrate
 from .._core.errors import CalibrationError, SampleError
 from .._core.schemas import RecallResult
 from .._metrics.decision import Agreement
-from .._running.store import read_records
+from .._running.output import read_records
 from ..stats import ECE_MIN_LABELS
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole
@@ -38,8 +38,9 @@ def add_calibrate_command(commands: argparse._SubParsersAction[argparse.Argument
         "--prior-shift",
         type=Path,
         metavar="RESULTS",
-        help="a results file of the data the profile is for: move the scaling to its share of "
-        "supported claims (EM on its P(supported); for data unlike the labelled)",
+        help="the results of the data the profile is for (a results file or a Ray run's "
+        "directory): move the scaling to its share of supported claims (EM on its "
+        "P(supported); for data unlike the labelled)",
     )
     p.set_defaults(func=run_calibrate)
 
@@ -53,7 +54,7 @@ def run_calibrate(args: argparse.Namespace, console: Console | None = None) -> i
             args.labels, folds=max(args.folds, 2), seed=args.seed, prior_shift_to=shift_to
         )
         profile.save(args.out)
-    except (CalibrationError, SampleError, OSError) as error:
+    except (CalibrationError, SampleError, OSError, ImportError) as error:
         err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
         return USAGE_ERROR
     table = Table(
@@ -100,7 +101,7 @@ def _cells(a: Agreement) -> list[str]:
 
 
 def _p_supported(path: Path) -> list[float]:
-    """Every claim's raw P(supported) in a results file (context recall's verdicts)."""
+    """Every claim's raw P(supported) in a run's results (context recall's verdicts)."""
     values = [
         v.p_supported
         for record in read_records(path)

@@ -1,4 +1,5 @@
-"""``ragrecall compare A.jsonl B.jsonl``: is B's recall really different from A's?
+"""``ragrecall compare A.jsonl B.jsonl``: is B's recall really different from A's? A and B are
+results files or Ray runs' output directories, in any mix.
 
 With ``--labels`` (people's labels of whole answers of A and of B, from ``ragrecall review
 --answers``), it also reports the difference corrected by them (``ppi_difference`` over the
@@ -21,7 +22,7 @@ from .._analysis.compare import Comparison, compare_records
 from .._analysis.corrected import CorrectedDifference, check_answers, corrected_difference
 from .._core.errors import SampleError
 from .._report.html import compare_report
-from .._running.store import read_records
+from .._running.output import read_records
 from ._exit import GATE_FAILED, OK, USAGE_ERROR
 from ._text import PlainConsole
 
@@ -31,15 +32,18 @@ __all__ = ["add_compare_command", "print_comparison", "run_compare"]
 def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "compare",
-        help="compare two results files (A = baseline, B = candidate) sample by sample",
-        description="Paired comparison of two `ragrecall eval --out` files, sample by sample "
+        help="compare two runs' results (A = baseline, B = candidate) sample by sample",
+        description="Paired comparison of two runs' results (`ragrecall eval --out` files or "
+        "Ray runs' output directories), sample by sample "
         "(paired by sample id, else by question and reference): mean difference B - A with a "
         "bootstrap confidence interval, a paired permutation test, the effect size, the "
         "smallest difference this many pairs can detect, and the claims B recovers and loses. "
         "Exit 1 with --fail-if-worse when B is significantly worse; 2 on bad input, when too "
         "few samples pair, or when the runs used different claims.",
     )
-    parser.add_argument("a", type=Path, help="baseline results (.jsonl from eval --out)")
+    parser.add_argument(
+        "a", type=Path, help="baseline results (.jsonl from eval --out, or a Ray run's directory)"
+    )
     parser.add_argument("b", type=Path, help="candidate results")
     parser.add_argument("--metric", help="metric to compare (default: the first they share)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
@@ -121,7 +125,7 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
                 )  # fmt: skip
         except SampleError as err:  # says A and B: name the files
             raise SampleError(f"{err} (A: {args.a}, B: {args.b})") from err
-    except (OSError, SampleError) as err:
+    except (OSError, SampleError, ImportError) as err:  # ImportError: pyarrow, for a directory
         console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return USAGE_ERROR
     print_comparison(comparison, console, show_claims=args.show_claims)

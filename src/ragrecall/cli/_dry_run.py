@@ -14,7 +14,7 @@ from .._judge.resolve import JudgeLike
 from .._metrics.base import MetricOptions
 from .._metrics.estimate import estimate_cost, known_price, recall_plan
 from .._running.engines.base import identities, pending
-from .._running.store import read_records
+from .._running.store import read_file
 from ._exit import OK
 
 __all__ = ["dry_run"]
@@ -29,9 +29,7 @@ def dry_run(
     console: Console,
 ) -> int:
     plan = recall_plan(judge, options)
-    done = (
-        {r.id: r.content for r in read_records(args.out)} if args.out and args.out.is_file() else {}
-    )
+    done = {r.id: r.content for r in read_file(args.out)} if args.out and args.out.is_file() else {}
     todo = [samples[i] for i in pending(identities(samples), done)]
     est = estimate_cost(todo, names, claims=options.claims, repeats=args.repeats, **asdict(plan))
     table = Table(title="dry run: estimated judge work (no judge called)", title_justify="left")

@@ -1,5 +1,6 @@
 """``ragrecall review RESULTS``: pick verdicts for a person to label, and write the labelling
 page (self-contained HTML) and a CSV for spreadsheets. ``ragrecall calibrate`` reads the labels.
+RESULTS is a results file (``eval --out``) or a Ray run's output directory.
 
 With ``--answers N`` it picks N whole answers at random instead (every claim of each, in random
 order): their labels give people's recall of each answer, and ``ragrecall eval --labels`` /
@@ -16,7 +17,7 @@ from rich.markup import escape
 from .._analysis.review import pick_answers, pick_for_review
 from .._core.errors import SampleError
 from .._report.review import review_csv, review_page
-from .._running.store import read_records
+from .._running.output import read_records
 from ._exit import OK, USAGE_ERROR
 from ._text import PlainConsole
 
@@ -26,10 +27,14 @@ __all__ = ["add_review_command", "run_review"]
 def add_review_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = commands.add_parser(
         "review",
-        help="pick verdicts of a results file for a person to label (HTML page and CSV)",
+        help="pick verdicts of a run's results for a person to label (HTML page and CSV)",
         description=__doc__,
     )
-    p.add_argument("results", type=Path, help="a results file (.jsonl from eval --out)")
+    p.add_argument(
+        "results",
+        type=Path,
+        help="a results file (.jsonl from eval --out) or a Ray run's output directory",
+    )
     p.add_argument("--out", type=Path, default=Path("review"), help="folder to write (review)")
     p.add_argument("--metric", default="context_recall", help="metric (context_recall)")
     p.add_argument(
@@ -77,7 +82,7 @@ def run_review(args: argparse.Namespace, console: Console | None = None) -> int:
         page, table = args.out / "review.html", args.out / "review.csv"
         page.write_text(review_page(items, title=args.results.name), encoding="utf-8")
         review_csv(items, table)
-    except (SampleError, OSError, ValueError) as error:
+    except (SampleError, OSError, ValueError, ImportError) as error:
         err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
         return USAGE_ERROR
     if args.answers is not None:

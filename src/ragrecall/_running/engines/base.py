@@ -23,7 +23,7 @@ from ragrecall._metrics.base import Metric
 
 from ..budget import Budget
 from ..spec import MetricLike
-from ..store import Record, ResultsFile, read_records
+from ..store import Record, ResultsFile, read_file
 
 __all__ = [
     "BlockingEngine",
@@ -150,7 +150,7 @@ def open_results(
         resumed = len(ids) - len(todo)
         if resumed:
             current = dict(ids)
-            for record in read_records(out):
+            for record in read_file(out):
                 if current.get(record.id) == record.content:
                     on_record(record)
             notify(f"resuming: {resumed} samples already in {out}, {len(todo)} to go")

@@ -1,6 +1,7 @@
 """The results directory of a Ray run: Parquet parts that each worker writes as its samples
 finish (every ``rows`` samples or ``seconds``, whichever comes first), each part whole or
-absent (written aside, fsynced, renamed), and the samples they hold, read back to resume.
+absent (written aside, fsynced, renamed), and the samples they hold, read back to resume
+(``done_samples``) and as records (``read_parts``). Reading needs pyarrow, not Ray.
 
 Parts are written by the scoring actors themselves, not by a ``write_parquet`` stage at the
 end of the pipeline: Ray Data hands an actor's output on only when the whole batch is
@@ -23,10 +24,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ragrecall._core.errors import SampleError
+from ragrecall._running.store import Record
 
-from .rows import RESULT_SCHEMA
+from .rows import RESULT_SCHEMA, records
 
-__all__ = ["FLUSH_ROWS", "FLUSH_SECONDS", "Done", "PartWriter", "done_samples", "parts"]
+__all__ = [
+    "FLUSH_ROWS",
+    "FLUSH_SECONDS",
+    "Done",
+    "PartWriter",
+    "done_samples",
+    "parts",
+    "read_parts",
+]
 
 FLUSH_ROWS = 16  # samples a worker holds at most before it writes them out
 FLUSH_SECONDS = 2.0  # seconds a finished sample waits at most to be written out
@@ -76,6 +86,30 @@ def done_samples(out: str | Path, metrics: Sequence[str], *, remove_broken: bool
                 row["metric"]
             )
     return {(k, o): c for (k, o, c), names in seen.items() if len(names) == len(metrics)}
+
+
+def read_parts(out: Path) -> list[Record]:
+    """The records of a Ray run's output directory, one per sample, in input order. A sample
+    scored again after its row changed (on resume) is the one of the newest part. A part that
+    cannot be read is left out with a warning (a run resuming from ``out`` removes it)."""
+    found = parts(out)
+    if not found:
+        raise SampleError(f"{out} holds no results parts (the *.parquet files of a Ray run)")
+    latest: dict[tuple[str, int], Record] = {}
+    for part in sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name)):
+        try:
+            rows = pq.read_table(part).to_pylist()
+        except (OSError, pa.ArrowInvalid) as err:
+            warnings.warn(f"{part}: unreadable results part left out ({err})", stacklevel=2)
+            continue
+        try:  # a sample's rows, one per metric, are written together in one part
+            for record in records(rows, len({row["metric"] for row in rows})):
+                latest[record.id] = record
+        except (ValueError, KeyError, TypeError) as err:
+            problem = f"missing {err}" if isinstance(err, KeyError) else str(err)
+            message = f"not a ragrecall results part: {problem}"
+            raise SampleError(message, file=str(part)) from err
+    return sorted(latest.values(), key=lambda r: (r.index, r.key, r.occurrence))
 
 
 class PartWriter:
