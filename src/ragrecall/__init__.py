@@ -39,14 +39,7 @@ _EXPORTS: dict[str, str] = {
     "GenerationReport": "._generate.run",
     "RecallLogger": "._running.logger",
     "Metric": "._metrics.base",
-    "ChunkRecall": "._metrics.chunk_recall",
     "ClaimCache": "._metrics.claims.decompose",
-    "ContextRecall": "._metrics.context_recall",
-    "ContextPrecision": "._metrics.context_precision",
-    "QuestionRecall": "._metrics.question_recall",
-    "RecallPrecision": "._metrics.recall_precision",
-    "ResponseRecall": "._metrics.response_recall",
-    "RetrievalRecall": "._metrics.retrieval_recall",
     "ChunkRecallResult": "._core.results",
     "ChunkRelevance": "._core.results",
     "ChunkVerdict": "._core.results",
@@ -152,29 +145,19 @@ if _typing.TYPE_CHECKING:
     from ._io.samples import load_samples
     from ._io.traces import NotAssessed, TracedSamples, load_traces
     from ._metrics.base import Metric
-    from ._metrics.chunk_recall import ChunkRecall
     from ._metrics.claims.decompose import ClaimCache
-    from ._metrics.context_precision import ContextPrecision
-    from ._metrics.context_recall import ContextRecall
-    from ._metrics.question_recall import QuestionRecall
-    from ._metrics.recall_precision import RecallPrecision
-    from ._metrics.response_recall import ResponseRecall
-    from ._metrics.retrieval_recall import RetrievalRecall
     from ._running.engines.stream import ScoredSample
     from ._running.logger import RecallLogger
 
 __all__ = [
     "CalibrationError",
     "Chunk",
-    "ChunkRecall",
     "ChunkRecallResult",
     "ChunkRelevance",
     "ChunkVerdict",
     "ClaimCache",
     "ClaimSet",
     "ClaimVerdict",
-    "ContextPrecision",
-    "ContextRecall",
     "EvaluationReport",
     "GenerationReport",
     "JudgeError",
@@ -185,16 +168,12 @@ __all__ = [
     "ModelIntegrityError",
     "NotAssessed",
     "PrecisionResult",
-    "QuestionRecall",
     "QuestionRecallResult",
     "RagrecallError",
     "RecallLogger",
-    "RecallPrecision",
     "RecallPrecisionResult",
     "RecallResult",
     "RelevantItem",
-    "ResponseRecall",
-    "RetrievalRecall",
     "RetrievalResult",
     "Sample",
     "SampleError",
@@ -212,3 +191,33 @@ __all__ = [
     "load_samples",
     "load_traces",
 ]
+
+# The metrics, written from registry.METRICS by python -m ragrecall._metrics.registry
+_EXPORTS |= {
+    "ChunkRecall": "._metrics.chunk_recall",
+    "ContextPrecision": "._metrics.context_precision",
+    "ContextRecall": "._metrics.context_recall",
+    "QuestionRecall": "._metrics.question_recall",
+    "RecallPrecision": "._metrics.recall_precision",
+    "ResponseRecall": "._metrics.response_recall",
+    "RetrievalRecall": "._metrics.retrieval_recall",
+}
+if _typing.TYPE_CHECKING:
+    from ._metrics.chunk_recall import ChunkRecall
+    from ._metrics.context_precision import ContextPrecision
+    from ._metrics.context_recall import ContextRecall
+    from ._metrics.question_recall import QuestionRecall
+    from ._metrics.recall_precision import RecallPrecision
+    from ._metrics.response_recall import ResponseRecall
+    from ._metrics.retrieval_recall import RetrievalRecall
+__all__ += [
+    "ChunkRecall",
+    "ContextPrecision",
+    "ContextRecall",
+    "QuestionRecall",
+    "RecallPrecision",
+    "ResponseRecall",
+    "RetrievalRecall",
+]
+__all__.sort()
+# (end of the metrics)

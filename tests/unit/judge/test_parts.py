@@ -44,7 +44,7 @@ def test_prompts_stats_and_adapters_are_pinned() -> None:
     """(The top level and the other public submodules: test_exported_members.py.)"""
     adapters = [
         "ReferenceBook", "References", "RunTree", "SampleKey", "as_reference", "blocking",
-        "check_rate", "error_type", "sampled",
+        "check_rate", "error_type", "metric_classes", "sampled",
     ]  # fmt: skip
     for module, names in (
         (ragrecall.prompts, PROMPTS),
