@@ -183,3 +183,20 @@ def test_threshold_is_a_deprecated_alias_of_min_score() -> None:
     with pytest.warns(DeprecationWarning, match="threshold= is deprecated"):
         ev = evaluator(threshold=0.75)
     assert ev.min_score == 0.75
+
+
+def test_the_named_evaluators_are_made_from_ragrecalls_metric_list() -> None:
+    import llama_index.evaluation.ragrecall as package
+    from llama_index.evaluation.ragrecall._evaluators import EVALUATORS
+
+    from ragrecall.adapters import metric_classes
+
+    judged = [cls for cls in metric_classes() if cls.uses_judge]
+    assert list(EVALUATORS) == [f"{cls.__name__}Evaluator" for cls in judged]
+    for cls in judged:
+        made = getattr(package, f"{cls.__name__}Evaluator")
+        assert made is EVALUATORS[made.__name__] and made.metric_class is cls
+        assert issubclass(made, RecallEvaluator) and made.__module__.endswith("._evaluators")
+    named = {n for n in package.__all__ if n.endswith("Evaluator") and n != "RecallEvaluator"}
+    assert named <= set(EVALUATORS)
+    assert isinstance(ContextPrecisionEvaluator(ScriptedJudge()).metric, ContextPrecision)

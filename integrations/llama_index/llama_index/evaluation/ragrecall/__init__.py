@@ -2,8 +2,10 @@
 automatic capture from instrumentation events, and LlamaIndex LLMs as judges."""
 
 import warnings as _warnings
+from typing import Any as _Any
 
 from ._capture import RecallCapture, ReferenceLookup
+from ._evaluators import EVALUATORS as _EVALUATORS
 from ._evaluators import (
     ChunkRecallEvaluator,
     ContextPrecisionEvaluator,
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> _Any:
     if name == "JudgeSpec":  # one public judge type now: ragrecall.judges.JudgeLike
         _warnings.warn(
             "JudgeSpec is deprecated and will be removed in 0.3; use ragrecall.judges.JudgeLike "
@@ -51,4 +53,6 @@ def __getattr__(name: str) -> object:
         from ._judge import EvaluatorJudge
 
         return EvaluatorJudge
+    if name in _EVALUATORS:  # the evaluator of a metric this package does not name
+        return _EVALUATORS[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

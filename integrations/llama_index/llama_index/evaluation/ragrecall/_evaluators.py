@@ -1,10 +1,12 @@
 """ragrecall metrics as LlamaIndex evaluators.
 
 ``RecallEvaluator(metric)`` turns any ragrecall ``Metric`` into a ``BaseEvaluator``; the named
-classes build their metric from a judge. ``evaluate_response`` keeps the node ids, scores and
-metadata of ``response.source_nodes``; ``aevaluate`` also takes plain context strings, so
-``BatchEvalRunner`` works unchanged. An unscorable sample is a value: ``invalid_result=True``
-and ``invalid_reason``, never an exception.
+classes (``ContextRecallEvaluator``, ...) build their metric from a judge, one for each metric
+of ragrecall's list that takes one (``ragrecall.adapters.metric_classes``).
+``evaluate_response`` keeps the node ids, scores and metadata of ``response.source_nodes``;
+``aevaluate`` also takes plain context strings, so ``BatchEvalRunner`` works unchanged. An
+unscorable sample is a value: ``invalid_result=True`` and ``invalid_reason``, never an
+exception.
 """
 
 from __future__ import annotations
@@ -12,24 +14,14 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType
 from pydantic import Field, SerializeAsAny, ValidationError
 
-from ragrecall import (
-    Chunk,
-    ChunkRecall,
-    ContextPrecision,
-    ContextRecall,
-    Metric,
-    QuestionRecall,
-    RecallPrecision,
-    RecallResult,
-    ResponseRecall,
-    Sample,
-)
+from ragrecall import Chunk, Metric, RecallResult, Sample
+from ragrecall.adapters import metric_classes
 
 from ._judge import EvaluatorJudge, as_judge
 from ._nodes import chunks_from_nodes, response_text, source_nodes
@@ -251,41 +243,39 @@ class _NamedEvaluator(RecallEvaluator):
         )
 
 
-class ContextRecallEvaluator(_NamedEvaluator):
-    """Did the retrieved nodes bring back every claim of the reference answer (``reference=``)?
-
-    ``feedback`` lists the missing claims; ``recall`` has each claim's verdict, the node id
-    that supports it and the quote.
-    """
-
-    metric_class = ContextRecall
-
-
-class ResponseRecallEvaluator(_NamedEvaluator):
-    """Does the response state every claim of the reference answer (``reference=``)?"""
-
-    metric_class = ResponseRecall
+def _named(metric: type[Metric[RecallResult]]) -> type[_NamedEvaluator]:
+    """The evaluator class of ``metric``, named ``<Metric>Evaluator``."""
+    name = f"{metric.__name__}Evaluator"
+    summary = (metric.__doc__ or "").strip().split("\n", 1)[0]
+    doc = f"ragrecall's ``{metric.__name__}`` as a LlamaIndex evaluator. {summary}".strip()
+    body = {"metric_class": metric, "__doc__": doc, "__module__": __name__, "__qualname__": name}
+    return type(name, (_NamedEvaluator,), body)
 
 
-class ChunkRecallEvaluator(_NamedEvaluator):
-    """Does the response reflect every retrieved node relevant to the question?"""
+# An evaluator for each of ragrecall's built-in metrics that takes a judge, made from its list
+# of metrics: a metric added there has its evaluator here, by class name.
+EVALUATORS: dict[str, type[_NamedEvaluator]] = {
+    evaluator.__name__: evaluator
+    for evaluator in (_named(cls) for cls in metric_classes() if cls.uses_judge)
+}
 
-    metric_class = ChunkRecall
+if TYPE_CHECKING:  # the evaluators this package names in __all__, for type checkers
+
+    class ChunkRecallEvaluator(_NamedEvaluator): ...
+
+    class ContextPrecisionEvaluator(_NamedEvaluator): ...
+
+    class ContextRecallEvaluator(_NamedEvaluator): ...
+
+    class QuestionRecallEvaluator(_NamedEvaluator): ...
+
+    class RecallPrecisionEvaluator(_NamedEvaluator): ...
+
+    class ResponseRecallEvaluator(_NamedEvaluator): ...
 
 
-class QuestionRecallEvaluator(_NamedEvaluator):
-    """Do the retrieved nodes answer every part of the question? (No reference needed.)"""
-
-    metric_class = QuestionRecall
-
-
-class ContextPrecisionEvaluator(_NamedEvaluator):
-    """Which share of the retrieved nodes is relevant (to the ``reference=`` answer)?"""
-
-    metric_class = ContextPrecision
-
-
-class RecallPrecisionEvaluator(_NamedEvaluator):
-    """Context recall and context precision in one judge pass, scored as their F1."""
-
-    metric_class = RecallPrecision
+def __getattr__(name: str) -> type[_NamedEvaluator]:
+    try:
+        return EVALUATORS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
