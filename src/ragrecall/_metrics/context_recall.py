@@ -30,8 +30,7 @@ from .._io.samples import to_sample
 from .._judge.drive import Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._judge.retry import DEFAULT_TIMEOUT
-from .._stats.intervals import correlated_method
-from ..stats import CLAIM_CORRELATION, share_interval
+from .._stats.intervals import CLAIM_CORRELATION, correlated_method, share_interval
 from .base import Metric, MetricOptions
 from .claims.decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
 from .claims.decontext import decontext_chain, needs_context

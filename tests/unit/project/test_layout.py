@@ -86,7 +86,6 @@ def test_no_import_circle() -> None:
     assert len(graph) > 100  # the whole package was read
 
 
-@pytest.mark.xfail(strict=True, reason="the cuts are under way")
 def test_groups_import_only_below() -> None:
     wrong = []
     for name, deps in sorted(_graph().items()):
@@ -122,6 +121,9 @@ def test_top_level_is_faces() -> None:
 # The public submodules that are lazy tables (``_EXPORTS``: name -> the module defining it).
 FACES = ["adapters", "calibration", "engines", "judges", "prompts", "sinks", "stats", "testing"]
 FACES += ["text"]
+# The one face allowed a third group: the adapters' building blocks are references (_io),
+# traffic sampling and the loop (_running), and the list of built-in metrics (_metrics).
+WIDE = {"adapters": 3}
 
 
 @pytest.mark.parametrize("face", FACES)
@@ -130,7 +132,8 @@ def test_each_face_draws_from_at_most_two_groups(face: str) -> None:
     exports: dict[str, str] = importlib.import_module(f"ragrecall.{face}")._EXPORTS
     groups = {_group(source) for source in exports.values()}
     assert None not in groups, f"ragrecall.{face} draws a name from a face"
-    assert len(groups) <= 2, f"ragrecall.{face} draws from {sorted(map(str, groups))}"
+    allowed = WIDE.get(face, 2)
+    assert len(groups) <= allowed, f"ragrecall.{face} draws from {sorted(map(str, groups))}"
 
 
 def test_no_private_module_imports_a_face() -> None:
