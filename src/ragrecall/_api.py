@@ -7,9 +7,10 @@ opens the same ``Evaluation``. ``evaluate_batch``, deprecated, calls ``evaluate`
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,9 @@ from ._analysis.corrected import CorrectedMean
 from ._analysis.correction import Correction
 from ._analysis.evaluation import EvaluationReport, evaluation_report
 from ._core.schemas import Sample
-from ._io.samples import load_samples
+from ._io.samples import iter_samples, load_samples
 from ._judge.resolve import JudgeLike
+from ._metrics.context_recall import ContextRecall
 from ._running.budget import Budget
 from ._running.engines.base import Engine, Outcome, RunSettings
 from ._running.engines.batch.engine import BatchEngine, MetricFactory
@@ -161,33 +163,64 @@ async def astream(
     skip: Callable[[Sample], bool | Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ScoredSample]:
     """Score samples and yield each as soon as all its metrics finish (completion order), on
-    any engine; the arguments are ``evaluate``'s. The dataset is read (and every row
-    checked) once, and the engine's records are yielded as it hands them over (on ``out``,
-    the resumed ones first).
+    any engine; the arguments are ``evaluate``'s. Every row is checked before the first judge
+    call; the engine's records are yielded as it hands them over (on ``out``, the resumed
+    ones first).
 
-    ``skip`` (the local engine's) leaves out the samples it returns (or resolves to) True
-    for, asked as each is about to start.
+    With none of ``out``, a budget or an engine other than ``LocalEngine``, rows are then
+    read again lazily and handed to the engine ``SLICE`` at a time (memory stays bounded);
+    otherwise the dataset is read once and handed over whole. ``skip`` (the local engine's)
+    leaves out the samples it returns (or resolves to) True for, asked as each is about to
+    start.
     """
     if skip is not None and engine is not None and not isinstance(engine, LocalEngine):
         raise ValueError(f"skip is asked by the local engine, not the {engine.name} engine")
     settings = RunSettings(repeats, timeout, max_retries, False, _quiet, concurrency, skip)
-    samples = load_samples(dataset, column_map)
-    run = Evaluation(
-        samples,
-        metrics,
-        engine=engine,
-        out=out,
-        max_calls=max_calls,
-        max_tokens=max_tokens,
-        settings=settings,
-    )
+    local = engine is None or isinstance(engine, LocalEngine)
+    lazy = local and out is None and max_calls is None and max_tokens is None
+    chosen = list(metrics) if metrics else [ContextRecall()]  # one set for every slice
+    offset = 0
+    for samples in _slices(dataset, column_map, SLICE if lazy else None):
+        run = Evaluation(samples, chosen, engine=engine, out=out, max_calls=max_calls,
+                         max_tokens=max_tokens, settings=settings)  # fmt: skip
+        async for item in _streamed(run, offset):
+            yield item
+        offset += len(samples)
+
+
+SLICE = 1000  # samples a lazy astream hands its engine at once
+
+
+def _slices(
+    dataset: Any, column_map: Mapping[str, str] | None, size: int | None
+) -> Iterator[list[Sample]]:
+    """The samples of ``dataset``: every row checked, then ``size`` at a time read lazily
+    (at least one slice, maybe empty), or all at once when ``size`` is None."""
+    if size is None:
+        yield load_samples(dataset, column_map)
+        return
+    if isinstance(dataset, Iterator):  # a one-shot iterator is read once, here
+        dataset = list(dataset)
+    for _ in iter_samples(dataset, column_map):
+        pass
+    rows = iter_samples(dataset, column_map)
+    samples = list(itertools.islice(rows, size))
+    yield samples
+    while len(samples) == size and (samples := list(itertools.islice(rows, size))):
+        yield samples
+
+
+async def _streamed(run: Evaluation, offset: int) -> AsyncIterator[ScoredSample]:
+    """``run``'s records as they come, each at its row (``offset`` + its place in the run)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[ScoredSample | None] = asyncio.Queue()
 
     def hand(record: Record) -> None:
         index = run.index(record)
-        item = ScoredSample(record.index if index is None else index, record.sample, record.results)
-        loop.call_soon_threadsafe(queue.put_nowait, item)
+        where = record.index if index is None else offset + index
+        loop.call_soon_threadsafe(
+            queue.put_nowait, ScoredSample(where, record.sample, record.results)
+        )
 
     run.listen(hand)
     task = asyncio.ensure_future(run.ascore())
