@@ -1,3 +1,4 @@
-"""Test sets generated from a corpus: read and chunk it (corpus), ask the judge for question and
-reference pairs (prompts, kinds), check each before it is kept (check), run under a budget and
-resume from the output file (run)."""
+"""Test sets generated from a corpus: read and chunk it (corpus), plan each attempt's kind and
+chunks (plan), ask the judge for a question and reference pair and check it before it is kept
+(attempt, prompts, check), append the rows and read them back to resume (output), all under a
+budget (run)."""

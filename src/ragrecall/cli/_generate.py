@@ -31,15 +31,9 @@ from rich.table import Table
 
 from .._core.errors import JudgeError, JudgeModelError
 from .._generate.check import REASONS
+from .._generate.plan import DEFAULT_MIX, Estimate, check_mix, estimate
 from .._generate.prompts import KINDS
-from .._generate.run import (
-    DEFAULT_MIX,
-    Estimate,
-    check_mix,
-    estimate,
-    generate,
-    load_chunks,
-)
+from .._generate.run import generate, load_chunks
 from .._metrics.claims.decompose import ClaimCache
 from .._metrics.context_recall import ContextRecall
 from ._exit import BUDGET_STOPPED, GATE_FAILED, JUDGE_UNAVAILABLE, OK, USAGE_ERROR, stopped
