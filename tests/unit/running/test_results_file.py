@@ -1,13 +1,22 @@
-"""The JSONL results store: durable appends, torn-tail repair, no duplicates, safe resume."""
+"""The JSONL results store: durable appends, torn-tail repair, no duplicates, safe resume; and
+``read_records`` reading a Ray run's directory of Parquet parts as it reads a results file."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from ragrecall import RecallResult, Sample, SampleError
+from ragrecall._running.engines.ray.parts import write_part  # the Ray workers' writer
+from ragrecall._running.engines.ray.rows import result_rows
 from ragrecall._running.store import ResultsFile  # the store under test: appends, repair, lock
 from ragrecall.engines import Record, read_records
 
@@ -110,3 +119,62 @@ def test_a_second_writer_fails_fast_and_duplicate_lines_count_once(tmp_path: Pat
         assert list(out.done) == [(record(0).key, 1)]
     path.write_text(path.read_text() * 3)  # a file two writers filled before locks existed
     assert len(read_records(path)) == 1
+
+
+def ray_part(out: Path, *records: Record) -> Path:
+    """``records`` as one part of a Ray run's output, as its workers write them."""
+    return write_part(out, [row for r in records for row in result_rows(r)])
+
+
+def test_a_ray_directory_reads_as_the_same_records_as_a_results_file(tmp_path: Path) -> None:
+    records = [record(0), record(1, None), record(2, 1.0, runs=[1.0, 1.0])]
+    records = [dataclasses.replace(r, content=r.sample.content_key()) for r in records]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(r.to_json() + "\n" for r in records))
+    out = tmp_path / "ray"
+    out.mkdir()
+    ray_part(out, records[2])
+    ray_part(out, records[0], records[1])
+    assert read_records(out) == read_records(path) == records
+    assert [r.score("context_recall") for r in read_records(out)] == [0.5, None, 1.0]
+
+
+def test_in_a_ray_directory_a_sample_scored_again_is_the_newest_part(tmp_path: Path) -> None:
+    out = tmp_path / "ray"
+    out.mkdir()
+    old = ray_part(out, record(0, 0.5))
+    ray_part(out, record(0, 1.0), record(1))
+    os.utime(old, ns=(1, 1))  # written long before
+    assert [r.score("context_recall") for r in read_records(out)] == [1.0, 0.5]
+
+
+def test_an_unreadable_part_is_left_out_and_other_directories_are_refused(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "ray"
+    out.mkdir()
+    with pytest.raises(SampleError, match="holds no results parts"):
+        read_records(out)
+    ray_part(out, record(0))
+    torn = ray_part(out, record(1))
+    torn.write_bytes(torn.read_bytes()[:100])  # a write cut short
+    with pytest.warns(UserWarning, match="unreadable results part left out"):
+        assert [r.index for r in read_records(out)] == [0]
+    assert torn.exists()  # reading repairs nothing
+    other = tmp_path / "other"
+    other.mkdir()
+    pq.write_table(pa.table({"a": [1]}), other / "x.parquet")
+    with pytest.raises(SampleError, match="not a ragrecall results part: missing 'metric'"):
+        read_records(other)
+
+
+def test_reading_a_ray_directory_never_imports_ray(tmp_path: Path) -> None:
+    out = tmp_path / "ray"
+    out.mkdir()
+    ray_part(out, record(0), record(1))
+    code = (
+        "import sys\nfrom ragrecall.engines import read_records\n"
+        f"print(len(read_records({str(out)!r})), 'ray' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["2", "False"]
