@@ -21,7 +21,7 @@ from .._analysis.answers import read_answer_labels
 from .._analysis.compare import Comparison, compare_records
 from .._analysis.corrected import CorrectedDifference, check_answers, corrected_difference
 from .._core.errors import SampleError
-from .._report.html import compare_report
+from .._report.compare_report import compare_report
 from .._running.output import read_records
 from ._exit import GATE_FAILED, OK, USAGE_ERROR
 from ._text import PlainConsole

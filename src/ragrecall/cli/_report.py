@@ -17,7 +17,7 @@ from rich.table import Table
 from .._analysis.corrected import CorrectedMean
 from .._analysis.summary import RunSummary
 from .._core.schemas import Usage
-from .._report.html import eval_report
+from .._report.eval_report import eval_report
 from .._running.budget import Budget
 from .._running.store import Record
 from ._exit import BUDGET_STOPPED, GATE_FAILED, OK, output_failed

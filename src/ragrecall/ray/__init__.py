@@ -23,7 +23,7 @@ from typing import Any
 
 from .._analysis.summary import RunSummary
 from .._core.extras import requires
-from .._report.html import eval_report
+from .._report.eval_report import eval_report
 
 with requires("ragrecall.ray"):
     import ray.data

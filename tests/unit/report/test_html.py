@@ -11,7 +11,9 @@ import pytest
 
 from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._analysis.compare import compare_records
-from ragrecall._report.html import compare_report, eval_report, highlight, histogram_svg
+from ragrecall._report.compare_report import compare_report
+from ragrecall._report.eval_report import eval_report
+from ragrecall._report.html import highlight, histogram_svg
 from ragrecall.calibration import AnswerLabel, CorrectedMean
 from ragrecall.engines import Record
 from ragrecall.stats import ppi_mean
