@@ -16,7 +16,7 @@ _EXPORTS: dict[str, str] = {
     "instructs_judge": "ragrecall._metrics.text.injection",
     "evidence_refusal": "ragrecall._metrics.verdicts.grounding",
     "redact": "ragrecall._metrics.text.redaction",
-    "default_claim_cache": "ragrecall._metrics.context_recall",
+    "default_claim_cache": "ragrecall._metrics.claims.decompose",
     "claim_set_hash": "ragrecall._core.schemas",
 }
 
@@ -26,7 +26,7 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:
     from ._core.schemas import claim_set_hash
-    from ._metrics.context_recall import default_claim_cache
+    from ._metrics.claims.decompose import default_claim_cache
     from ._metrics.text.injection import instructs_judge
     from ._metrics.text.redaction import redact
     from ._metrics.text.words import split_sentences, word_overlap

@@ -5,9 +5,6 @@ One concern over 300 lines: the ContextRecall metric, its settings and its steps
 
 from __future__ import annotations
 
-import logging
-import sqlite3
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -15,25 +12,28 @@ from typing import Any, Literal
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from .._core.cache import claims_store_path
 from .._core.deprecation import renamed
 from .._core.schemas import (
-    Chunk,
     ClaimSet,
     ClaimVerdict,
     RecallResult,
     Sample,
     Usage,
-    claim_set_hash,
 )
 from .._io.samples import to_sample
 from .._judge.drive import Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._judge.retry import DEFAULT_TIMEOUT
-from .._stats.intervals import CLAIM_CORRELATION, correlated_method, share_interval
 from .base import Metric, MetricOptions
-from .claims.decompose import ClaimCache, ClaimMode, clean_claims, decompose, decomposition_chain
-from .claims.decontext import decontext_chain, needs_context
+from .claims.decompose import (
+    ClaimCache,
+    ClaimMode,
+    clean_claims,
+    decompose,
+    decomposition_chain,
+    default_claim_cache,
+)
+from .claims.decontext import decontext_chain
 from .decision import CalibrationProfile, Decision
 from .prompts import (
     DECOMPOSE_PROMPT,
@@ -43,32 +43,13 @@ from .prompts import (
     PassageRenderer,
     render_passages,
 )
-from .text.redaction import redact
+from .text.redaction import redact_chunks
 from .text.windows import pack
 from .verdicts.attribution import Evidence, Strategy, Verdict, attribute, attribution_chain
+from .verdicts.tally import tally
 from .verdicts.variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
 
-__all__ = ["ContextRecall", "default_claim_cache"]
-
-_shared: dict[Path, ClaimCache] = {}
-_shared_lock = threading.Lock()
-log = logging.getLogger("ragrecall")
-
-
-def default_claim_cache() -> ClaimCache:
-    """The claim store metrics share unless given their own: a SQLite file in the user cache
-    (``$RAGRECALL_CLAIMS_STORE`` names another), so every run, process and integration on this
-    machine scores a reference against the claims it was first decomposed into. A store that
-    cannot be opened is replaced by one in memory, with a warning."""
-    path = claims_store_path()
-    with _shared_lock:
-        if path not in _shared:
-            try:
-                _shared[path] = ClaimCache(path)
-            except (OSError, sqlite3.Error) as err:
-                log.warning("ragrecall: claim store %s: %s; claims kept in memory", path, err)
-                _shared[path] = ClaimCache()
-        return _shared[path]
+__all__ = ["ContextRecall"]
 
 
 class ContextRecall(Metric[RecallResult]):
@@ -324,7 +305,7 @@ class ContextRecall(Metric[RecallResult]):
         # Text that addresses the judge (a prompt injection) is never shown to it: its
         # instructions could sway the verdicts on the other chunks too.
         if self.withhold_injections:
-            chunks, removed = _redacted(chunks)
+            chunks, removed = redact_chunks(chunks)
             if removed:
                 note = f"{note}; {removed}" if note else removed
         if not chunks:
@@ -357,66 +338,4 @@ class ContextRecall(Metric[RecallResult]):
         return Refiner(self._chain("attribute"), chains, self.variant_band, self._free)
 
     def _scored(self, claims: list[str], verdicts: list[ClaimVerdict], note: str) -> RecallResult:
-        profile = self.calibration
-        if profile is not None:
-            verdicts = [_scaled(v, profile) for v in verdicts]
-        verdicts = [  # a claim that may not stand alone is marked, whatever its verdict
-            v.model_copy(update={"unresolved": True}) if needs_context(v.claim) else v
-            for v in verdicts
-        ]
-        supported = sum(v.attributed for v in verdicts)
-        interval = _interval(verdicts)
-        return RecallResult(
-            metric=self.name,
-            score=supported / len(claims),
-            status="scored",
-            reason=note,
-            claims=claims,
-            claim_set=claim_set_hash(claims),
-            verdicts=verdicts,
-            missing=[v.claim for v in verdicts if not v.attributed],
-            interval=interval,
-            interval_method=None if interval is None else correlated_method(),
-            calibration=None if profile is None else profile.id,
-        )
-
-
-def _interval(verdicts: list[ClaimVerdict]) -> tuple[float, float] | None:
-    """The recall's 90% interval from the claims' P(supported), if the judge gave any, the
-    claims correlated (benchmarks/intervals.py: independent claims cover too rarely)."""
-    if all(v.confidence is None for v in verdicts):
-        return None
-    return share_interval([v.p_counted() for v in verdicts], correlation=CLAIM_CORRELATION)
-
-
-def _scaled(verdict: ClaimVerdict, profile: CalibrationProfile) -> ClaimVerdict:
-    """The verdict with its confidence from the profile's scaled P(supported)."""
-    if verdict.p_supported is None:
-        return verdict
-    p = profile.scale(verdict.p_supported)
-    return verdict.model_copy(update={"confidence": p if verdict.attributed else 1 - p})
-
-
-def _redacted(chunks: list[Chunk]) -> tuple[list[Chunk], str]:
-    """The chunks with the text that addresses the judge removed (``redaction.redact``), and
-    a note that names the chunks redacted and withheld ("" if none)."""
-    kept: list[Chunk] = []
-    redacted: list[str] = []
-    withheld: list[str] = []
-    for chunk in chunks:
-        text = redact(chunk.text)
-        if text is None:
-            withheld.append(chunk.id)
-        elif text != chunk.text:
-            redacted.append(chunk.id)
-            kept.append(chunk.model_copy(update={"text": text}))
-        else:
-            kept.append(chunk)
-    notes = []
-    if redacted:
-        notes.append(
-            f"chunks {redacted} address the judge; that text was removed before it read them"
-        )
-    if withheld:
-        notes.append(f"chunks {withheld} address the judge; they were not shown to it")
-    return kept, "; ".join(notes)
+        return tally(self.name, claims, verdicts, note, self.calibration)

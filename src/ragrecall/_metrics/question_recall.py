@@ -22,8 +22,7 @@ from .._judge.resolve import JudgeLike, context_window
 from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, MetricOptions
-from .claims.decompose import ClaimCache, clean_claims
-from .context_recall import default_claim_cache
+from .claims.decompose import ClaimCache, clean_claims, default_claim_cache
 from .prompts import (
     ANSWERABLE_PROMPT,
     SUB_QUESTIONS_PROMPT,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import sqlite3
 import threading
@@ -16,6 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from ragrecall._core.cache import claims_store_path
 from ragrecall._core.errors import JudgeError
 from ragrecall._core.schemas import ClaimSet, Usage
 from ragrecall._judge.drive import Call, Steps, ask
@@ -33,6 +35,7 @@ __all__ = [
     "clean_claims",
     "decompose",
     "decomposition_chain",
+    "default_claim_cache",
     "needs_judge",
     "restore_dropped",
     "rule_claims",
@@ -129,6 +132,27 @@ class ClaimCache:
 
     def __len__(self) -> int:
         return len(self._memory)
+
+
+_shared: dict[Path, ClaimCache] = {}
+_shared_lock = threading.Lock()
+_log = logging.getLogger("ragrecall")
+
+
+def default_claim_cache() -> ClaimCache:
+    """The claim store metrics share unless given their own: a SQLite file in the user cache
+    (``$RAGRECALL_CLAIMS_STORE`` names another), so every run, process and integration on this
+    machine scores a reference against the claims it was first decomposed into. A store that
+    cannot be opened is replaced by one in memory, with a warning."""
+    path = claims_store_path()
+    with _shared_lock:
+        if path not in _shared:
+            try:
+                _shared[path] = ClaimCache(path)
+            except (OSError, sqlite3.Error) as err:
+                _log.warning("ragrecall: claim store %s: %s; claims kept in memory", path, err)
+                _shared[path] = ClaimCache()
+        return _shared[path]
 
 
 def clean_claims(claims: Sequence[Any]) -> list[str]:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import functools
 import re
 
+from ragrecall._core.schemas import Chunk
+
 from .injection import instructs_judge
 from .windows import Window
 from .words import word_overlap
 
-__all__ = ["HIDDEN", "QUOTED", "redact", "window_overlap"]
+__all__ = ["HIDDEN", "QUOTED", "redact", "redact_chunks", "window_overlap"]
 
 QUOTED = "[quoted instructions removed]"
 # An HTML element that hides its text (display:none, hidden): a write-up may show one, but an
@@ -63,6 +65,31 @@ def redact(text: str) -> str | None:
     if instructs_judge(text) or not _WORD.search(text.replace(QUOTED, " ").replace(HIDDEN, " ")):
         return None
     return text
+
+
+def redact_chunks(chunks: list[Chunk]) -> tuple[list[Chunk], str]:
+    """The chunks with the text that addresses the judge removed (``redact``), and
+    a note that names the chunks redacted and withheld ("" if none)."""
+    kept: list[Chunk] = []
+    redacted: list[str] = []
+    withheld: list[str] = []
+    for chunk in chunks:
+        text = redact(chunk.text)
+        if text is None:
+            withheld.append(chunk.id)
+        elif text != chunk.text:
+            redacted.append(chunk.id)
+            kept.append(chunk.model_copy(update={"text": text}))
+        else:
+            kept.append(chunk)
+    notes = []
+    if redacted:
+        notes.append(
+            f"chunks {redacted} address the judge; that text was removed before it read them"
+        )
+    if withheld:
+        notes.append(f"chunks {withheld} address the judge; they were not shown to it")
+    return kept, "; ".join(notes)
 
 
 def _replace_if_flagged(match: re.Match[str]) -> str:
