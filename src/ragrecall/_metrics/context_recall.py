@@ -45,7 +45,8 @@ from .prompts import (
 )
 from .text.redaction import redact_chunks
 from .text.windows import pack
-from .verdicts.attribution import Evidence, Strategy, Verdict, attribute, attribution_chain
+from .verdicts.attribution import Strategy, Verdict, attribute, attribution_chain
+from .verdicts.decide import Evidence
 from .verdicts.tally import tally
 from .verdicts.variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
 
