@@ -1,4 +1,4 @@
-"""Write an EvaluationDataset with RAGAS's own writers, for tests/unit/test_writers.py.
+"""Write an EvaluationDataset with RAGAS's own writers, for tests/system/test_ragas_files.py.
 
 Runs in RAGAS's venv (see testkit/requirements-ragas.txt), not the project's:
 

@@ -4,7 +4,6 @@ the cluster, resumed runs, and ``eval --engine ray``."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections import Counter
@@ -16,13 +15,12 @@ import pytest
 import ray
 from fakes import ScriptedJudge
 from faultserver import FaultServer
+from ray_cluster import local_cluster
 
 import ragrecall.engines as engines
 import ragrecall.ray as rr
 from ragrecall import ClaimCache, ContextRecall, Sample, evaluate
 from ragrecall.cli import main
-
-pytestmark = pytest.mark.system  # local Ray clusters
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORD = engines.factory("ray_judges:keyword")
@@ -31,23 +29,8 @@ KEYWORD = engines.factory("ray_judges:keyword")
 @pytest.fixture(scope="module", autouse=True)
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     marker = tmp_path_factory.mktemp("ray") / "killed"
-    paths = [str(ROOT / "src"), str(ROOT / "testkit"), os.environ.get("PYTHONPATH", "")]
-    env = {
-        "PYTHONPATH": os.pathsep.join(p for p in paths if p),
-        "RAGRECALL_CLAIMS_STORE": os.environ["RAGRECALL_CLAIMS_STORE"],
-        "RAGRECALL_TEST_KILL": str(marker),
-    }
-    ray.init(
-        address="local",  # a cluster of its own, never one a `ray start` left behind
-        num_cpus=2,
-        object_store_memory=200 * 1024**2,
-        include_dashboard=False,
-        runtime_env={"env_vars": env},
-        log_to_driver=False,
-    )
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    yield marker
-    ray.shutdown()
+    with local_cluster(RAGRECALL_TEST_KILL=str(marker)):
+        yield marker
 
 
 def samples(n: int) -> list[dict[str, Any]]:
@@ -219,17 +202,6 @@ def test_eval_engine_ray_gates_budgets_and_exit_codes(tmp_path: Path) -> None:
     assert main([*common, "--out", str(out), "--min-score", "0.99"]) == 1  # resumed: 40 done
     assert main([*common, "--max-calls", "5"]) == 3
     assert main([*common, "--workers", "0"]) == 2
-
-
-@pytest.mark.judge
-def test_the_example_dataset_with_the_embedded_judge_on_two_workers(tmp_path: Path) -> None:
-    example = ROOT / "src" / "ragrecall" / "data" / "example.jsonl"
-    local = evaluate(str(example))
-    run = rr.run(str(example), ["context_recall"], out=tmp_path / "out", workers=2)
-    summary = rr.summarize(run.results, ["context_recall"])
-    assert summary.count == len(local.samples)
-    assert summary.metrics[0].unscorable == 0
-    assert summary.metrics[0].mean == pytest.approx(local.mean, abs=0.15)
 
 
 def test_a_ray_dataset_decomposes_once_numbers_repeated_tasks_and_resumes(tmp_path: Path) -> None:

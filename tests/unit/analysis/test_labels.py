@@ -474,39 +474,3 @@ def test_compare_counts_tasks_labelled_on_one_side(
     assert message in capsys.readouterr().out.replace("\n", " ")
 
 
-@pytest.mark.system
-def test_label_answers_in_a_real_browser_then_eval(
-    runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
-    from cdp import Browser
-
-    a, _ = runs
-    folder = review(a, "--answers", "10", "--seed", "11")
-    rows_shown = table(folder)
-    downloads = tmp_path / "downloads"
-    downloads.mkdir()
-    browser = Browser(tmp_path / "profile")
-    try:
-        browser.send(
-            "Browser.setDownloadBehavior",
-            {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True},
-        )
-        browser.open((folder / "review.html").as_uri())
-        for row in rows_shown:
-            shown = "document.querySelector('.item.current')"
-            assert browser.evaluate(f"{shown}.querySelector('.claim').textContent") == row["claim"]
-            browser.press("y" if truth(row["claim"], row["sample_id"]) else "n")
-            browser.press("ArrowRight")
-        exported = browser.export(downloads)
-    finally:
-        browser.close()
-    lines = [json.loads(x) for x in exported.read_text().splitlines()]
-    records = {r.key: r for r in read_records(a)}
-    assert len(lines) == len(rows_shown)
-    for line in lines:  # the page counted each answer's recall, exactly as Python does
-        assert line["human_recall"] == human_recall(records[line["key"]], truth)
-    capsys.readouterr()
-    data = str(a.parent / "a.jsonl")
-    assert main(["eval", data, *JUDGE, "--out", str(a), "--labels", str(exported)]) == 0
-    assert "corrected by 10 labelled answers" in capsys.readouterr().out

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from animals import rows, truth
-from cdp import Browser
 from fakes import LogprobJudge
 
 from ragrecall import CalibrationError, ContextRecall, calibrate
@@ -176,50 +175,6 @@ def test_bad_labels_name_the_row(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"labels.jsonl:2: not a label"):
         read_labels(path)
     assert main(["calibrate", str(path)]) == 2
-
-
-@pytest.mark.system
-def test_label_in_a_real_browser_then_calibrate(results: Path, tmp_path: Path) -> None:
-    # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
-    folder = review(results, "--uncertain", "10", "--random", "20")
-    table = list(csv.DictReader((folder / "review.csv").open()))
-    downloads = tmp_path / "downloads"
-    downloads.mkdir()
-    browser = Browser(tmp_path / "profile")
-    try:
-        browser.send(
-            "Browser.setDownloadBehavior",
-            {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True},
-        )
-        browser.open((folder / "review.html").as_uri())
-        assert browser.evaluate("document.getElementById('progress').textContent").startswith(
-            "0 of 30 labelled"
-        )
-        for n, row in enumerate(table):
-            shown = "document.querySelector('.item.current')"
-            assert browser.evaluate(f"{shown}.querySelector('.claim').textContent") == row["claim"]
-            assert browser.evaluate(f"{shown}.querySelector('.judge').hidden") is True
-            key = "s" if n == 0 else "y" if truth(row["claim"], row["sample_id"]) else "n"
-            browser.press(key)
-            assert browser.evaluate(f"{shown}.querySelector('.judge').hidden") is False
-            browser.press("ArrowRight")
-        progress = browser.evaluate("document.getElementById('progress').textContent")
-        assert progress.startswith("30 of 30 labelled")
-        exported = browser.export(downloads)
-    finally:
-        browser.close()
-    labels = read_labels(exported)
-    assert [x.label for x in labels][:2] == [
-        "skip",
-        "supported" if truth(table[1]["claim"], table[1]["sample_id"]) else "not_supported",
-    ]
-    assert [(x.key, x.claim) for x in labels] == [(r["key"], r["claim"]) for r in table]
-    out = tmp_path / "calibration.json"
-    assert main(["calibrate", str(exported), "--out", str(out)]) == 0
-    profile = CalibrationProfile.load(out)
-    assert (profile.judge, profile.prompt_version, profile.labels) == (JUDGE, PROMPT_VERSION, 29)
-    assert profile.agreement["before"].n == 29
-    assert profile.agreement["before_random"].n == 20 - (table[0]["pick"] == "random")
 
 
 def fitted_profile(results: Path) -> Path:

@@ -449,25 +449,6 @@ def test_the_test_set_loads_back(tmp_path: Path, corpus: Path) -> None:
     assert main([*args, "--min-score", "1.0"]) == 0
 
 
-@pytest.mark.judge
-def test_the_embedded_judge_generates_two_checked_items(tmp_path: Path, local_judge: Any) -> None:
-    path = write_jsonl(
-        tmp_path / "c.jsonl",
-        [
-            {"id": "eiffel", "text": "The Eiffel Tower in Paris was completed in 1889. It is "
-             "330 metres tall and was designed by the company of Gustave Eiffel."},
-            {"id": "colosseum", "text": "The Colosseum in Rome was finished in the year 80 "
-             "under the emperor Titus. It could hold about 50,000 spectators."},
-        ],
-    )  # fmt: skip
-    report = generate(path, 2, judge=local_judge, mix={"single": 1}, max_attempts=8)
-    assert len(report.items) == 2, report.rejected
-    for item in report.items:
-        assert item["user_input"].endswith("?")
-        assert item["reference_claims"]
-        assert copy_overlap(item["user_input"], item["reference_contexts"]) <= 0.5
-
-
 def test_the_workflow_generate_retrieve_eval_compare(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from html.parser import HTMLParser
-from pathlib import Path
 
-import pytest
+from hostile_records import HOSTILE, corrected, hostile_record
 
-from ragrecall import ClaimVerdict, RecallResult, Sample
 from ragrecall._analysis.compare import compare_records
 from ragrecall._report.compare_report import compare_report
 from ragrecall._report.eval_report import eval_report
 from ragrecall._report.html import highlight, histogram_svg
-from ragrecall.calibration import AnswerLabel, CorrectedMean
+from ragrecall.calibration import AnswerLabel
 from ragrecall.engines import Record
 from ragrecall.stats import ppi_mean
-
-HOSTILE = '<script>alert(1)</script> "quoted" & <img src=x onerror=alert(2)>'
 
 
 class Collector(HTMLParser):
@@ -38,35 +32,6 @@ def parse(html: str) -> Collector:
     collector = Collector()
     collector.feed(html)
     return collector
-
-
-def hostile_record(index: int = 0, score: float = 0.5) -> Record:
-    sample = Sample(
-        user_input=f"Which <b>tag</b>? {index}",
-        reference="Cats purr. Dogs fly.",
-        retrieved_contexts=[{"id": "c<1>", "text": f"Cats purr loudly. {HOSTILE}"}],
-    )
-    verdicts = [
-        ClaimVerdict(
-            claim="Cats purr.",
-            attributed=True,
-            chunk_ids=["c<1>"],
-            evidence="cats  PURR",
-            evidence_verified=True,
-            reason="supported",
-        ),
-        ClaimVerdict(
-            claim=f"Dogs fly. {HOSTILE}", attributed=False, reason="the judge found no support"
-        ),
-    ]
-    result = RecallResult(
-        score=score,
-        status="scored",
-        claims=[v.claim for v in verdicts],
-        verdicts=verdicts,
-        missing=[verdicts[1].claim],
-    )
-    return Record(sample.key(), index, sample, {"context_recall": result})
 
 
 def test_hostile_text_is_escaped_everywhere() -> None:
@@ -115,17 +80,6 @@ def test_compare_report_escapes_claims() -> None:
     assert f"+ Dogs fly. {HOSTILE}" in "".join(parsed.text)
 
 
-def corrected(records: list[Record]) -> CorrectedMean:
-    """The first ten records labelled: people find one of their two claims supported."""
-    from ragrecall._analysis.corrected import corrected_mean
-
-    answers = [
-        AnswerLabel("context_recall", r.key, r.occurrence, r.content, None, None, 1, 2, f"x:{i}")
-        for i, r in enumerate(records[:10])
-    ]
-    return corrected_mean(records, answers)
-
-
 def test_report_shows_the_corrected_mean() -> None:
     records = [hostile_record(i, (i % 3) / 2) for i in range(14)]
     c = corrected(records)
@@ -171,36 +125,3 @@ def test_compare_report_shows_the_corrected_difference() -> None:
     assert f"{d.ppi.estimate:+.3f}" in text and "labelled on one side only (not used)" in text
 
 
-CHROMIUM = next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
-)
-
-
-@pytest.mark.system
-def test_renders_in_headless_chromium(tmp_path: Path) -> None:
-    # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
-    assert CHROMIUM is not None, "headless Chromium is not installed (apt-get install chromium)"
-    page = tmp_path / "report.html"
-    records = [hostile_record(i, (i % 3) / 2) for i in range(14)]
-    page.write_text(eval_report(records, ["context_recall"], corrected=[corrected(records)]))
-    shot = tmp_path / "shot.png"
-    run = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--enable-logging=stderr",
-            "--v=0",
-            f"--screenshot={shot}",
-            "--window-size=1200,1600",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert shot.exists() and shot.stat().st_size > 1000, run.stderr
-    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
-    assert not [line for line in console if "error" in line.lower()], console
-    assert "Refused to" not in run.stderr  # nothing blocked by the page's own policy

@@ -17,47 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from batch_samples import REFERENCES, N, chat, metric, rows
 from batchserver import BatchServer
 from faultserver import FaultServer
-from langchain_openai import ChatOpenAI
 
 from ragrecall import ClaimCache, ContextRecall, RecallResult, evaluate, evaluate_batch
 from ragrecall.cli import main
-from ragrecall.engines import BatchEngine
 
-N = 60
-REFERENCES = 20  # sample i answers reference i % 20: 20 distinct decompositions
 VOLATILE = {"usage", "judge", "elapsed_s"}
-
-
-def rows(n: int = N, marker: dict[int, str] | None = None) -> list[dict[str, Any]]:
-    """Sample i: 2 claims, "Cats purr" always supported, "Birds sing" when i % 3; a marker
-    ``batch_fault=...`` (in the question: every request of the sample carries it)."""
-    tag = uuid.uuid4().hex[:8]
-    out = []
-    for i in range(n):
-        r = i % REFERENCES
-        fault = f" batch_fault={marker[i]}" if marker and i in marker else ""
-        contexts = [f"Cats purr {tag} {r} loudly."]
-        contexts.append(f"Birds sing {tag} {r} at dawn ({i})." if i % 3 else f"Nothing {i}.")
-        out.append(
-            {
-                "question": f"What do animals do {tag} {r}?{fault}",
-                "reference": f"Cats purr {tag} {r}. Birds sing {tag} {r}.",
-                "contexts": contexts,
-                "sample_id": f"s{i}",
-            }
-        )
-    return out
-
-
-def chat(url: str) -> ChatOpenAI:
-    return ChatOpenAI(base_url=url, api_key="test", model="keyword-judge", max_retries=0)
-
-
-def metric(judge: Any) -> ContextRecall:
-    """A claim store of its own, so that each run decomposes what it needs."""
-    return ContextRecall(judge, strategy="batched", cache=ClaimCache())
 
 
 def run_batch(server: BatchServer, data: list[dict[str, Any]], out: Path, **kw: Any) -> Any:
@@ -400,26 +367,6 @@ def test_an_intent_stopped_before_its_create_call_is_sent_again(
         assert len(server.batches) == 2
         assert server.listed == 2  # looked for it on starting, and for a late create at the end
     assert any("dropped" in line for line in journal_lines(out))
-    assert {r.status for r in report.results["context_recall"]} == {"scored"}
-
-
-@pytest.mark.system  # waits out timeouts: about 6 s
-def test_a_create_call_that_timed_out_is_found_not_made_twice(tmp_path: Path) -> None:
-    """The provider created the batch but answered after the client's timeout: the batch is
-    found in the provider's list (by its intent's tag) instead of being created again."""
-    data = rows(12)
-    with BatchServer(create_delay=4.0) as server:
-        report = evaluate(
-            data,
-            [metric],
-            out=tmp_path / "out.jsonl",
-            engine=BatchEngine(chat(server.url), poll_interval=0),
-            timeout=1.5,
-            show_progress=False,
-        )
-        assert len(server.batches) == 2  # one a round, none twice
-        executed = Counter(a.key for a in server.log)
-    assert max(executed.values()) == 1
     assert {r.status for r in report.results["context_recall"]} == {"scored"}
 
 
