@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 from pathlib import Path
@@ -59,10 +60,16 @@ def claims(results: Path, gold: Path, source: str | None = None) -> list[dict[st
     return out
 
 
+def platt_scaled(p: float, a: float, b: float) -> float:
+    """``sigmoid(a * logit(p) + b)``, with ``p`` kept within 1e-6 of 0 and 1 (as the library's
+    calibration profile scales)."""
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return 1 / (1 + math.exp(-(a * math.log(p / (1 - p)) + b)))
+
+
 def draws(cs: list[dict[str, Any]], n: int, count: int, seed: int) -> list[dict[str, float]]:
-    from ragrecall._stats.platt import logit, platt, sigmoid  # no public Platt fit yet
     from ragrecall.calibration import calibrate
-    from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss
+    from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss, platt
 
     rng = random.Random(seed)
     rows = []
@@ -77,7 +84,7 @@ def draws(cs: list[dict[str, Any]], n: int, count: int, seed: int) -> list[dict[
         rows.append(
             {
                 "scaled": float(profile.scale_a != 1.0 or profile.scale_b != 0.0),
-                "brier_platt": brier_score([sigmoid(a * logit(p) + b) for p in raw], y),
+                "brier_platt": brier_score([platt_scaled(p, a, b) for p in raw], y),
                 "brier_raw": brier_score(raw, y),
                 "brier_cal": brier_score(scaled, y),
                 "log_loss_raw": log_loss(raw, y),

@@ -99,8 +99,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0)
     add_judge_args(parser)
     args = parser.parse_args()
-    from ragrecall import Chunk, ContextRecall, generate
-    from ragrecall._generate.run import load_chunks  # no public name yet
+    from ragrecall import Chunk, ContextRecall, generate, load_chunks
 
     folder = data_dir(args.data)
     source = folder / "lfqa_verification" / "docs" / "docs-webgpt.json" if folder else None

@@ -3,7 +3,7 @@
     python -m benchmarks.quality.variants --data /work/lfqa600/data.jsonl \
         --gold /work/lfqa600/gold.jsonl
         --baseline /work/lfqa600/results.jsonl [--limit 30] [--variants 2] [--band 0.1]
-        [--out benchmarks/out/variants.jsonl] [--from-baseline] [--rescore OUT]
+        [--out benchmarks/out/variants.jsonl] [--rescore OUT]
 
 Scores the first ``--limit`` answers of ``--data`` (LFQA sentences as locked claims) with
 ``ContextRecall(LocalJudge(), variants=K, variant_band=band)``, one answer at a time, and
@@ -13,10 +13,9 @@ of ``lfqa_scores.py``). Every verdict within the band keeps each variant's P
 (``ClaimVerdict.p_variants``), so smaller K and narrower bands are re-computed from the same
 run without asking the judge again (``--variants`` and ``--band`` are the widest measured).
 
-``--from-baseline`` takes each claim's base verdict (P(supported), word overlap) from the
-baseline run and asks only the variants of the claims within the band, through the metric's
-own ``Refiner`` with the passages rendered as the metric renders them: the same figures for a
-third of the judge time (its seconds are the variants' alone).
+(A ``--from-baseline`` mode that asked only the variants, through the metric's private
+refiner, gave the same figures for a third of the judge time; it reached into the metric's
+internals, so it was removed with the move to public names: it runs at 5d24f8d.)
 
 Printed per setting: claims, AUC of P(supported), Brier score, distinct P values (rounded to
 0.01), balanced accuracy of the default decision, share of claims asked again, and judge calls
@@ -111,74 +110,6 @@ def setting(rows: Sequence[dict[str, Any]], k: int, band: float) -> dict[str, An
     return out
 
 
-def from_baseline(
-    args: argparse.Namespace, baseline: dict[str, Any], gold: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Rows as ``main`` writes them, with each base verdict read from the baseline run and only
-    the variants asked (through the metric's own ``Refiner``, passages rendered as it renders
-    them; a sample whose passages span several windows is skipped)."""
-    from ragrecall import ClaimCache, ContextRecall, Usage
-
-    # the metric's own refiner, windows and judge driver: no public names (see README.md)
-    from ragrecall._io.samples import to_sample
-    from ragrecall._judge.drive import Reply, run_sync
-    from ragrecall._judge.resolve import context_window
-    from ragrecall._metrics.text.windows import pack
-    from ragrecall.judges import LocalJudge
-    from ragrecall.prompts import TokenSupport
-
-    metric = ContextRecall(
-        LocalJudge(), cache=ClaimCache(), variants=args.variants, variant_band=args.band
-    )
-    refiner = metric._refiner()
-    assert refiner is not None
-    rows = []
-    sink = args.out.open("w") if args.out else None
-    samples = [
-        json.loads(line) for line, _ in zip(args.data.open(), range(args.limit), strict=False)
-    ]
-    for n, raw in enumerate(samples, 1):
-        sid = raw["sample_id"]
-        if sid not in baseline or sid not in gold:
-            print(f"  {n}: {sid} not in the baseline or gold yet; skipped")
-            continue
-        sample = to_sample(raw)
-        chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
-        windows = pack(chunks, metric.window_tokens or context_window(metric.judge))
-        if len(windows) > 1:  # the baseline's verdict may come from any of them
-            print(f"  {n}: {sid} spans {len(windows)} windows; skipped")
-            continue
-        window = windows[0]
-        passages = metric.render_passages(window)
-        usage = Usage()
-        start = time.perf_counter()
-        verdicts = []
-        for v in baseline[sid]["verdicts"]:
-            v = dict(v)
-            if v["p_supported"] is not None:
-                reply = Reply(TokenSupport(p_supported=v["p_supported"]), None)
-                steps = refiner.refine(v["claim"], passages, reply, window, metric.decision, usage)
-                _, asked = run_sync(steps, metric.policy)
-                v["p_variants"] = asked
-            verdicts.append(v)
-        seconds = time.perf_counter() - start
-        rows.append(
-            {
-                "sample_id": sid,
-                "gold": gold[sid],
-                "seconds": seconds,
-                "usage": usage.model_dump(),
-                "verdicts": verdicts,
-            }
-        )
-        if sink is not None:
-            sink.write(json.dumps(rows[-1]) + "\n")
-            sink.flush()
-        asked_n = sum(bool(v.get("p_variants")) for v in verdicts)
-        print(f"  {n}/{len(samples)} {sid}: {seconds:.1f} s, {asked_n} asked again", flush=True)
-    return rows
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
@@ -189,12 +120,6 @@ def main() -> int:
     parser.add_argument("--band", type=float, default=0.1)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--rescore", type=Path, help="re-read an --out file; no judge")
-    parser.add_argument(
-        "--from-baseline",
-        action="store_true",
-        help="take each claim's base verdict from --baseline and ask only the variants of the "
-        "claims within --band (the same prompts, passages and decision; no base calls)",
-    )
     args = parser.parse_args()
     print(f"command: {shlex.join(['python', *sys.argv])}")
     load = os.getloadavg()
@@ -211,8 +136,6 @@ def main() -> int:
 
     if args.rescore:
         rows = [json.loads(line) for line in args.rescore.open()]
-    elif args.from_baseline:
-        rows = from_baseline(args, baseline, gold)
     else:
         from ragrecall import ClaimCache, ContextRecall
         from ragrecall.judges import LocalJudge

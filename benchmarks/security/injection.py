@@ -417,8 +417,7 @@ def _quoting(quote: str) -> Any:
 
 def gate_run(root: Path | None, lfqa: Path | None) -> dict[str, Any]:
     """The evidence check alone, on the shared datasets (see the module docstring)."""
-    from ragrecall._metrics.text.words import best_sentence  # no public name yet
-    from ragrecall.text import evidence_refusal
+    from ragrecall.text import best_sentence, evidence_refusal
 
     out: dict[str, Any] = {}
     if root is not None:

@@ -4,11 +4,12 @@ Split a reference answer into claims, ask a judge which retrieved chunk supports
 (with a verified quote), and score supported / total.
 
 The top level holds the metrics, ``evaluate`` and its twins, ``generate`` (a checked test
-set from a corpus), the sample and result types,
-``calibrate``, ``load_samples``, ``load_traces`` and the errors. The building blocks live in
-public submodules: ``ragrecall.engines`` (where a dataset runs), ``ragrecall.judges``,
-``ragrecall.sinks``, ``ragrecall.calibration``, ``ragrecall.text``, ``ragrecall.prompts``,
-``ragrecall.stats``, ``ragrecall.adapters``, ``ragrecall.testing`` and ``ragrecall.ray``.
+set from a corpus) and ``load_chunks`` (the corpus as ``generate`` chunks it, to index), the
+sample and result types, ``calibrate``, ``load_samples``, ``load_traces`` and the errors. The
+building blocks live in public submodules: ``ragrecall.engines`` (where a dataset runs),
+``ragrecall.judges``, ``ragrecall.sinks``, ``ragrecall.calibration``, ``ragrecall.text``,
+``ragrecall.prompts``, ``ragrecall.stats``, ``ragrecall.adapters``, ``ragrecall.testing`` and
+``ragrecall.ray``.
 """
 
 import typing as _typing
@@ -37,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "agenerate": "._generate.run",
     "generate": "._generate.run",
     "GenerationReport": "._generate.run",
+    "load_chunks": "._generate.run",
     "RecallLogger": "._running.logger",
     "Metric": "._metrics.base",
     "ClaimCache": "._metrics.claims.decompose",
@@ -141,7 +143,7 @@ if _typing.TYPE_CHECKING:
         SubQuestionVerdict,
     )
     from ._core.schemas import Chunk, ClaimSet, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
-    from ._generate.run import GenerationReport, agenerate, generate
+    from ._generate.run import GenerationReport, agenerate, generate, load_chunks
     from ._io.samples import load_samples
     from ._io.traces import NotAssessed, TracedSamples, load_traces
     from ._metrics.base import Metric
@@ -188,6 +190,7 @@ __all__ = [
     "calibrate",
     "evaluate",
     "generate",
+    "load_chunks",
     "load_samples",
     "load_traces",
 ]

@@ -7,8 +7,9 @@ correction beyond). For reading a non-significant comparison: the paired effect 
 (Cohen's d_z), the smallest p-value the exact sign-flip test can reach, and the minimum
 detectable mean difference (normal approximation). For agreement with people's labels:
 balanced accuracy, Cohen's kappa, the expected calibration error of a probability (plain, and
-debiased beside what a perfectly calibrated judge would show), the Brier score and log loss, and
-EM for a shift in the share of positives (Saerens et al. 2002). For a judge's own uncertainty:
+debiased beside what a perfectly calibrated judge would show), the Brier score and log loss,
+Platt's fit of a probability to labels (``platt``: what ``calibrate`` scales by), and EM for a
+shift in the share of positives (Saerens et al. 2002). For a judge's own uncertainty:
 the interval of a share of uncertain items, independent (the Poisson-binomial distribution) or
 correlated (one latent factor), and split-conformal intervals from labelled answers. For a judge's
 bias: prediction-powered inference (PPI++), a dataset's mean recall, or a paired difference,
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "minimum_detectable_difference": "ragrecall._stats.power",
     "paired_effect_size": "ragrecall._stats.power",
     "smallest_p_value": "ragrecall._stats.power",
+    "platt": "ragrecall._stats.platt",
     "PPI_MIN_LABELS": "ragrecall._stats.ppi",
     "PPIResult": "ragrecall._stats.ppi",
     "ppi_difference": "ragrecall._stats.ppi",
@@ -75,6 +77,7 @@ if _typing.TYPE_CHECKING:
         conformal_radius,
         share_interval,
     )
+    from ._stats.platt import platt
     from ._stats.power import minimum_detectable_difference, paired_effect_size, smallest_p_value
     from ._stats.ppi import PPI_MIN_LABELS, PPIResult, ppi_difference, ppi_mean, t_quantile
     from ._stats.tests import (
@@ -107,6 +110,7 @@ __all__ = [
     "mean",
     "minimum_detectable_difference",
     "paired_effect_size",
+    "platt",
     "ppi_difference",
     "ppi_mean",
     "prior_shift",

@@ -1,4 +1,5 @@
-"""The text work beside the judge: sentences (``split_sentences``), word overlap, passages
+"""The text work beside the judge: sentences (``split_sentences``), the sentence of a text
+closest to a claim (``best_sentence``: what aligned evidence cites), word overlap, passages
 that address the judge (``instructs_judge``) and the parts of them that can be cut out
 (``redact``), evidence that cannot bear out a verdict
 (``evidence_refusal``), the claim store (``default_claim_cache``) and a
@@ -11,6 +12,7 @@ from ._core.lazy import lazy as _lazy
 
 # Each public name and the module it lives in, imported on first use.
 _EXPORTS: dict[str, str] = {
+    "best_sentence": "ragrecall._metrics.text.words",
     "split_sentences": "ragrecall._metrics.text.words",
     "word_overlap": "ragrecall._metrics.text.words",
     "instructs_judge": "ragrecall._metrics.text.injection",
@@ -29,10 +31,11 @@ if _typing.TYPE_CHECKING:
     from ._metrics.claims.decompose import default_claim_cache
     from ._metrics.text.injection import instructs_judge
     from ._metrics.text.redaction import redact
-    from ._metrics.text.words import split_sentences, word_overlap
+    from ._metrics.text.words import best_sentence, split_sentences, word_overlap
     from ._metrics.verdicts.grounding import evidence_refusal
 
 __all__ = [
+    "best_sentence",
     "claim_set_hash",
     "default_claim_cache",
     "evidence_refusal",

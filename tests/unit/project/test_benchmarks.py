@@ -19,20 +19,6 @@ SCRIPTS = sorted(
     p for p in BENCH.glob("*/*.py") if p.name != "__init__.py" and not p.name.startswith("_")
 )
 
-# Imports of private code that no public name offers yet; each goes when its name is public.
-WAITING = {
-    "quality/brier.py": {"ragrecall._stats.platt"},  # the Platt fit, logit, sigmoid
-    "quality/generate.py": {"ragrecall._generate.run"},  # load_chunks
-    "security/injection.py": {"ragrecall._metrics.text.words"},  # best_sentence
-    "quality/variants.py": {  # --from-baseline drives the metric's own refiner
-        "ragrecall._io.samples",
-        "ragrecall._judge.drive",
-        "ragrecall._judge.resolve",
-        "ragrecall._metrics.text.windows",
-    },
-}
-
-
 def module(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
 
@@ -57,18 +43,10 @@ def test_the_scripts_are_found() -> None:
 
 
 def test_no_private_imports() -> None:
-    """Public names only (``ragrecall`` and its public modules), apart from the listed waits;
-    a wait that is no longer needed must leave the list."""
+    """Public names only: ``ragrecall`` and its public modules."""
     for path in sorted(BENCH.rglob("*.py")):
-        name = path.relative_to(BENCH).as_posix()
         private = {n for n in private_imports(path) if not n.startswith("ragrecall._pytest_plugin")}
-        waiting = WAITING.get(name, set())
-        extra = {n for n in private if not any(n == w or n.startswith(w + ".") for w in waiting)}
-        assert not extra, f"{name} imports private code: {sorted(extra)}"
-        for w in waiting:
-            assert any(n == w or n.startswith(w + ".") for n in private), (
-                f"{name} no longer imports {w}: take it out of WAITING"
-            )
+        assert not private, f"{path.relative_to(BENCH)} imports private code: {sorted(private)}"
 
 
 def test_no_sys_path_changes() -> None:
