@@ -57,6 +57,28 @@ SUBMODULES = {
         "RecallAssertionError", "Reply", "ScriptedJudge", "TextOnlyJudge", "aassert_recall",
         "assert_recall", "keyword_reply", "passages", "recall_metric",
     ],
+    "ragrecall.prompts": [
+        "ANSWERABLE_PROMPT", "BATCHED_PROMPT", "DECOMPOSE_PROMPT", "DECONTEXT_PROMPT",
+        "PER_CLAIM_PROMPT", "PER_CLAIM_QUOTE_PROMPT", "PRECISION_BATCHED_PROMPT",
+        "PRECISION_PROMPT", "PROMPT_VERSION", "SUB_QUESTIONS_PROMPT", "VERDICT_PREFIX",
+        "VERDICT_VARIANTS", "Answerable", "BatchVerdict", "BatchVerdicts", "Claims",
+        "NumberedRelevance", "Passage", "PassageRenderer", "QuotedSupport", "Relevance",
+        "Relevances", "Referent", "SubQuestions", "Support", "TokenSupport", "VerdictVariant",
+        "render_passages", "response_format",
+    ],
+    "ragrecall.stats": [
+        "CLAIM_CORRELATION", "CONFORMAL_MIN_LABELS", "ECE_MIN_LABELS", "PPIResult",
+        "PPI_MIN_LABELS", "PriorShift", "WilcoxonResult", "balanced_accuracy", "bootstrap_ci",
+        "brier_score", "calibrated_ece", "cohen_kappa", "conformal_interval", "conformal_radius",
+        "debiased_ece", "expected_calibration_error", "log_loss", "mean",
+        "minimum_detectable_difference", "paired_effect_size", "ppi_difference", "ppi_mean",
+        "prior_shift", "ranks", "share_interval", "sign_flip_test", "smallest_p_value",
+        "t_quantile", "wilcoxon_signed_rank", "platt",
+    ],
+    "ragrecall.adapters": [
+        "ReferenceBook", "References", "RunTree", "SampleKey", "as_reference", "blocking",
+        "check_rate", "error_type", "metric_classes", "sampled",
+    ],
 }
 # fmt: on
 LAZY = ["ragrecall", "ragrecall.engines", "ragrecall.judges", "ragrecall.sinks"]
