@@ -16,6 +16,8 @@ the one a perfectly calibrated judge would show at the same n. Given the judge's
 the data the profile is for (``prior_shift``), the Platt intercept is moved by EM to that data's
 share of supported claims (Saerens, Latinne, Decaestecker 2002).
 
+One concern over 300 lines: the fit and the held-out checks that decide what of it is kept.
+
 A profile names the judge (``Metric.judge_id()``) and prompt version it was fitted for;
 applying it to another is refused (``CalibrationError``).
 """

@@ -10,6 +10,9 @@ digest (what was retrieved: a label of another retrieval is another answer). Lab
 no record, and records the run could not score, are counted, never dropped silently; a label
 whose claims differ from the record's (``claim_set``) is refused: its human recall is of
 other claims.
+
+One concern over 300 lines: the label correction of a mean and of a difference, with the join
+and checks they share.
 """
 
 from __future__ import annotations

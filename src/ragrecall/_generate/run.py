@@ -4,6 +4,11 @@ accepted (fsynced), resumable from the output file, under a judge budget.
 Attempt ``k`` of a run is fixed by the seed alone (its kind, its source chunks: ``plan.py``),
 so a run with the same seed, corpus and judge makes the same items, and a run resumed from its
 output file (``output.py``) goes on with the attempt after the last one written there.
+
+It spends the run's ``Budget`` and shows its progress, but runs on no engine: an engine scores
+given samples into one ``Record`` each, while ``generate`` makes its rows (a seeded plan of
+attempts over a corpus, most of them refused by the check) and resumes by attempt number from
+its own output, so ``Engine.score`` does not fit it.
 """
 
 from __future__ import annotations

@@ -21,18 +21,14 @@ from .._metrics.context_recall import ContextRecall
 from .._metrics.registry import metric_class
 
 __all__ = [
-    "JudgeSpec",
     "MetricLike",
     "MetricSpec",
-    "build_judge",
     "build_metric",
     "build_metrics",
     "factory",
     "server",
     "spec_of",
 ]
-
-JudgeSpec = JudgeLike  # deprecated name (ragrecall.ray.JudgeSpec): the one judge type
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ class MetricSpec:
         store of a decomposing metric (default: its own)."""
         cls = self.cls
         if cls.uses_judge and judge is None:
-            judge = build_judge(self.judge)
+            judge = resolve_judge(self.judge)
         if cache is None and self.claims_store is not None:
             cache = ClaimCache(self.claims_store)
         if self.named is not None:
@@ -79,11 +75,6 @@ class MetricSpec:
         if cache is not None and issubclass(cls, ContextRecall):
             options["cache"] = cache
         return cls(judge, **options) if cls.uses_judge else cls(**options)
-
-
-def build_judge(spec: JudgeLike) -> BaseChatModel:
-    """The judge a spec names (``resolve_judge``)."""
-    return resolve_judge(spec)
 
 
 def factory(target: str) -> Callable[[], BaseChatModel]:
@@ -158,7 +149,7 @@ def build_metrics(
                 key = spec.judge if isinstance(spec.judge, str | None) else id(spec.judge)
                 shared = judges.get(key)
                 if shared is None:
-                    shared = judges[key] = build_judge(spec.judge)
+                    shared = judges[key] = resolve_judge(spec.judge)
                 built.append(spec.build(judge=shared))
                 continue
         built.append(build_metric(value, judge, named))

@@ -1,5 +1,9 @@
 """Traces as a dataset: retriever spans joined with references, one sample per trace and
-reference; a reference no retrieval answered is *not assessed*, never scored 0."""
+reference; a reference no retrieval answered is *not assessed*, never scored 0.
+
+One concern over 300 lines: the join of retriever spans with references, both ways (samples
+in, scores written back).
+"""
 
 from __future__ import annotations
 

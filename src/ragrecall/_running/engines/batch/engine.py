@@ -16,7 +16,7 @@ from ragrecall._core.schemas import RecallResult, Sample
 from ragrecall._judge.resolve import JudgeLike, resolve_judge
 from ragrecall._metrics.base import Metric, MetricOptions
 from ragrecall._running.budget import Budget
-from ragrecall._running.spec import MetricLike, MetricSpec, build_judge, build_metrics
+from ragrecall._running.spec import MetricLike, MetricSpec, build_metrics
 from ragrecall._running.store import Record
 
 from ..base import (
@@ -140,7 +140,7 @@ class BatchEngine(BlockingEngine):
                 "the batch engine needs a judge: BatchEngine(judge='openai:MODEL'), or "
                 "metrics given as MetricSpecs naming one"
             )
-        return build_judge(spec.judge)
+        return resolve_judge(spec.judge)
 
 
 def _batched(value: MetricLike) -> MetricLike:
