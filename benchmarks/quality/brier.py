@@ -68,7 +68,7 @@ def platt_scaled(p: float, a: float, b: float) -> float:
 
 
 def draws(cs: list[dict[str, Any]], n: int, count: int, seed: int) -> list[dict[str, float]]:
-    from ragrecall.calibration import calibrate
+    from ragrecall import calibrate
     from ragrecall.stats import brier_score, calibrated_ece, debiased_ece, log_loss, platt
 
     rng = random.Random(seed)
@@ -104,7 +104,7 @@ def shifted(cs: list[dict[str, Any]], n: int, seed: int, share: float) -> dict[s
         less would give, if a supported claim looks the same to the judge). The profile applied to
         them with and without EM's prior shift (``data_prior_em`` None: calibrate kept the raw P,
     so it did not shift)."""
-    from ragrecall.calibration import calibrate
+    from ragrecall import calibrate
     from ragrecall.stats import brier_score
 
     rng = random.Random(seed)

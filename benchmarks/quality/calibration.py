@@ -83,7 +83,8 @@ def decide(decision: Decision, cs: list[dict[str, Any]]) -> list[bool]:
 
 
 def one_set(name: str, cs: list[dict[str, Any]], draws: int, n: int) -> dict[str, Any]:
-    from ragrecall.calibration import Decision, calibrate
+    from ragrecall import calibrate
+    from ragrecall.calibration import Decision
     from ragrecall.stats import balanced_accuracy, expected_calibration_error
 
     rng = random.Random(f"{name}-{n}")
@@ -124,7 +125,7 @@ def one_set(name: str, cs: list[dict[str, Any]], draws: int, n: int) -> dict[str
 def recall_coverage(cs: list[dict[str, Any]], draws: int, n: int) -> dict[str, float]:
     """Share of LFQA answers whose 90 % recall interval covers the people's recall, with raw
     and with scaled P(supported) (the profile fitted on claims of other answers)."""
-    from ragrecall.calibration import calibrate
+    from ragrecall import calibrate
     from ragrecall.stats import share_interval
 
     by_answer: dict[str, list[dict[str, Any]]] = defaultdict(list)

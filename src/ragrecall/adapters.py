@@ -12,9 +12,6 @@ the query text or run id: the same queries are scored run after run.
 
 ``error_type`` is an unscorable result's class of failure, for a host's error field (OTel's
 ``error.type``, MLflow's ``AssessmentError.error_code``).
-
-``metric_classes`` are ragrecall's built-in metrics, from its one list of them: the adapters
-make their named wrappers (``ContextRecallEvaluator``, ...) from it.
 """
 
 import typing as _typing
@@ -32,7 +29,6 @@ _EXPORTS: dict[str, str] = {
     "SampleKey": "ragrecall._running.sampling",
     "check_rate": "ragrecall._running.sampling",
     "sampled": "ragrecall._running.sampling",
-    "metric_classes": "ragrecall._metrics.registry",
 }
 
 
@@ -41,7 +37,6 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:
     from ._io.references import ReferenceBook, References, as_reference, error_type
-    from ._metrics.registry import metric_classes
     from ._running.loop import blocking
     from ._running.sampling import RunTree, SampleKey, check_rate, sampled
 
@@ -54,6 +49,5 @@ __all__ = [
     "blocking",
     "check_rate",
     "error_type",
-    "metric_classes",
     "sampled",
 ]

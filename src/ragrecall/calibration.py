@@ -1,5 +1,5 @@
-"""Calibrating the verdicts to people's labels: ``read_labels`` (a labelled review CSV),
-``calibrate`` (a ``CalibrationProfile`` fitted to them, with its ``Agreement``), and the
+"""Calibrating the verdicts to people's labels: ``read_labels`` (a labelled review CSV), the
+``CalibrationProfile`` that ``ragrecall.calibrate`` fits to them, with its ``Agreement``, and the
 ``Decision`` a profile holds (support threshold, lexical weight). People's labels of whole
 answers (``read_answer_labels``, each an ``AnswerLabel``) correct a run's mean
 (``CorrectedMean``, ``evaluate(..., labels=...)``) and two runs' difference
@@ -19,18 +19,17 @@ _EXPORTS: dict[str, str] = {
     "read_answer_labels": "ragrecall._analysis.answers",
     "CalibrationProfile": "ragrecall._metrics.decision",
     "Label": "ragrecall._analysis.labels",
-    "calibrate": "ragrecall._analysis.calibrate",
     "read_labels": "ragrecall._analysis.labels",
     "Decision": "ragrecall._metrics.decision",
 }
 
 
-__getattr__, __dir__ = _lazy(__name__, _EXPORTS)
+# calibrate's one public home is the top level (ragrecall.calibrate).
+__getattr__, __dir__ = _lazy(__name__, _EXPORTS, moved={"calibrate": "ragrecall"})
 
 
 if _typing.TYPE_CHECKING:
     from ._analysis.answers import read_answer_labels
-    from ._analysis.calibrate import calibrate
     from ._analysis.corrected import AnswerLabel, CorrectedDifference, CorrectedMean
     from ._analysis.labels import Label, read_labels
     from ._metrics.decision import Agreement, CalibrationProfile, Decision
@@ -43,7 +42,6 @@ __all__ = [
     "CorrectedMean",
     "Decision",
     "Label",
-    "calibrate",
     "read_answer_labels",
     "read_labels",
 ]

@@ -11,7 +11,8 @@
 imports Ray) each implement ``Engine``: ``score`` (and ``ascore``) a dataset's samples into
 its own results store, resumed from it, under one ``Budget``. Metrics travel to an engine as
 objects, names, ``MetricSpec``s or factories taking the judge; ``factory`` and ``server``
-make picklable judge factories for specs.
+make picklable judge factories for specs; ``metric_classes`` are the built-in metrics a name
+can call for (the adapters make their named wrappers from them).
 
 Each finished sample is a ``Record`` (handed to ``Engine.score``'s ``on_record``);
 ``read_records`` reads a run's records back from its output, a results file or a Ray run's
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "MetricSpec": "ragrecall._running.spec",
     "factory": "ragrecall._running.spec",
     "server": "ragrecall._running.spec",
+    "metric_classes": "ragrecall._metrics.registry",
 }
 
 
@@ -43,6 +45,7 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
+    from ._metrics.registry import metric_classes
     from ._running.budget import Budget
     from ._running.engines.base import Engine, Outcome, RunSettings
     from ._running.engines.batch.engine import BatchEngine
@@ -62,6 +65,7 @@ __all__ = [
     "Record",
     "RunSettings",
     "factory",
+    "metric_classes",
     "read_records",
     "server",
 ]

@@ -29,6 +29,7 @@ from ragrecall import (
     ResponseRecall,
     RetrievalRecall,
 )
+from ragrecall.engines import metric_classes
 
 from ._feedback import as_feedback, unscorable_feedback
 from ._samples import samples_from
@@ -199,14 +200,17 @@ _BY_NAME: dict[str, type[_NamedScorer]] = {
 
 
 def get_scorer(metric_name: str, judge: Judge = None, **metric_kwargs: Any) -> RecallScorer:
-    """The scorer for ragrecall's metric ``metric_name`` (``"context_recall"``, ...)."""
+    """The scorer for ragrecall's metric ``metric_name`` (``"context_recall"``, ...): its named
+    class, or for a metric of ragrecall's list without one, a ``RecallScorer`` of it."""
     if metric_name == RetrievalRecall.name:
         if judge is not None:
             raise ValueError("retrieval_recall compares ids and takes no judge")
         return RetrievalRecallScorer(**metric_kwargs)
-    try:
-        cls = _BY_NAME[metric_name]
-    except KeyError:
-        choices = ", ".join([*_BY_NAME, RetrievalRecall.name])
-        raise ValueError(f"unknown metric {metric_name!r}; choose from {choices}") from None
-    return cls(judge, **metric_kwargs)
+    named = _BY_NAME.get(metric_name)
+    if named is not None:
+        return named(judge, **metric_kwargs)
+    listed = {cls.name: cls for cls in metric_classes() if cls.uses_judge}
+    if metric_name not in listed:
+        choices = ", ".join(dict.fromkeys([*_BY_NAME, *listed, RetrievalRecall.name]))
+        raise ValueError(f"unknown metric {metric_name!r}; choose from {choices}")
+    return RecallScorer(listed[metric_name](as_judge(judge), **metric_kwargs))

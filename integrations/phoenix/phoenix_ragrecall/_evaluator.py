@@ -18,33 +18,21 @@ from phoenix.evals import Evaluator, Score
 from pydantic import BaseModel, Field, ValidationError
 
 from ragrecall import (
-    ChunkRecall,
-    ContextPrecision,
-    ContextRecall,
     Metric,
-    QuestionRecall,
-    RecallPrecision,
     RecallResult,
-    ResponseRecall,
     RetrievalRecall,
     Sample,
 )
 from ragrecall.adapters import error_type
+from ragrecall.engines import metric_classes
 
 __all__ = ["RecallEvaluator", "RecallInput", "explanation"]
 
 Judge = BaseChatModel | str | None
 
+# every metric of ragrecall's list that takes a judge, by name
 _METRICS: dict[str, type[Metric[RecallResult]]] = {
-    cls.name: cls
-    for cls in (
-        ContextRecall,
-        ResponseRecall,
-        ChunkRecall,
-        QuestionRecall,
-        ContextPrecision,
-        RecallPrecision,
-    )
+    cls.name: cls for cls in metric_classes() if cls.uses_judge
 }
 
 

@@ -12,7 +12,6 @@ import sys
 import pytest
 
 import ragrecall
-from ragrecall.adapters import metric_classes
 
 # fmt: off
 TOP = [
@@ -27,13 +26,18 @@ TOP = [
     "TracedSamples", "Usage", "__version__", "aevaluate", "agenerate", "astream", "calibrate",
     "evaluate",
     "generate", "load_samples", "load_traces",
+    # the metrics (written from the metric list; test_metric_list.py checks the table)
+    "ChunkRecall", "ContextPrecision", "ContextRecall", "QuestionRecall", "RecallPrecision",
+    "ResponseRecall", "RetrievalRecall",
+    # load_chunks: the corpus as generate chunks it, so a retriever indexes the same chunks
+    "load_chunks",
 ]
-# The metrics: one line each in ragrecall's metric list (test_metric_list.py checks the table).
-TOP += [cls.__name__ for cls in metric_classes()]
 SUBMODULES = {
     "ragrecall.engines": [
         "BatchEngine", "Budget", "Engine", "LocalEngine", "MetricLike", "MetricSpec", "Outcome",
         "RunSettings", "factory", "server",
+        # metric_classes: the built-in metrics, from which the adapters make their wrappers
+        "metric_classes",
         # Record: what Engine.score's on_record passes; read_records: any engine's output read back
         "Record", "read_records",
     ],
@@ -47,11 +51,13 @@ SUBMODULES = {
     ],
     "ragrecall.calibration": [
         "Agreement", "AnswerLabel", "CalibrationProfile", "CorrectedDifference", "CorrectedMean",
-        "Decision", "Label", "calibrate", "read_answer_labels", "read_labels",
+        "Decision", "Label", "read_answer_labels", "read_labels",
     ],
     "ragrecall.text": [
         "claim_set_hash", "default_claim_cache", "evidence_refusal", "instructs_judge",
         "redact", "split_sentences", "word_overlap",
+        # best_sentence: the sentence a claim's aligned evidence cites
+        "best_sentence",
     ],
     "ragrecall.testing": [
         "RecallAssertionError", "Reply", "ScriptedJudge", "TextOnlyJudge", "aassert_recall",
@@ -77,7 +83,7 @@ SUBMODULES = {
     ],
     "ragrecall.adapters": [
         "ReferenceBook", "References", "RunTree", "SampleKey", "as_reference", "blocking",
-        "check_rate", "error_type", "metric_classes", "sampled",
+        "check_rate", "error_type", "sampled",
     ],
 }
 # fmt: on

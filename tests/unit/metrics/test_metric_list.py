@@ -24,7 +24,7 @@ from langchain_core.messages import BaseMessage
 import ragrecall
 from ragrecall._metrics import registry
 from ragrecall._metrics.example import AnswerMatch
-from ragrecall.adapters import metric_classes
+from ragrecall.engines import metric_classes
 from ragrecall.testing import ScriptedJudge
 
 PACKAGE = Path(ragrecall.__file__).parent

@@ -121,9 +121,6 @@ def test_top_level_is_faces() -> None:
 # The public submodules that are lazy tables (``_EXPORTS``: name -> the module defining it).
 FACES = ["adapters", "calibration", "engines", "judges", "prompts", "sinks", "stats", "testing"]
 FACES += ["text"]
-# The one face allowed a third group: the adapters' building blocks are references (_io),
-# traffic sampling and the loop (_running), and the list of built-in metrics (_metrics).
-WIDE = {"adapters": 3}
 
 
 @pytest.mark.parametrize("face", FACES)
@@ -132,8 +129,7 @@ def test_each_face_draws_from_at_most_two_groups(face: str) -> None:
     exports: dict[str, str] = importlib.import_module(f"ragrecall.{face}")._EXPORTS
     groups = {_group(source) for source in exports.values()}
     assert None not in groups, f"ragrecall.{face} draws a name from a face"
-    allowed = WIDE.get(face, 2)
-    assert len(groups) <= allowed, f"ragrecall.{face} draws from {sorted(map(str, groups))}"
+    assert len(groups) <= 2, f"ragrecall.{face} draws from {sorted(map(str, groups))}"
 
 
 def test_no_private_module_imports_a_face() -> None:

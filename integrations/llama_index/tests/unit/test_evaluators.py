@@ -189,7 +189,7 @@ def test_the_named_evaluators_are_made_from_ragrecalls_metric_list() -> None:
     import llama_index.evaluation.ragrecall as package
     from llama_index.evaluation.ragrecall._evaluators import EVALUATORS
 
-    from ragrecall.adapters import metric_classes
+    from ragrecall.engines import metric_classes
 
     judged = [cls for cls in metric_classes() if cls.uses_judge]
     assert list(EVALUATORS) == [f"{cls.__name__}Evaluator" for cls in judged]

@@ -2,7 +2,7 @@
 
 ``RecallEvaluator(metric)`` turns any ragrecall ``Metric`` into a ``BaseEvaluator``; the named
 classes (``ContextRecallEvaluator``, ...) build their metric from a judge, one for each metric
-of ragrecall's list that takes one (``ragrecall.adapters.metric_classes``).
+of ragrecall's list that takes one (``ragrecall.engines.metric_classes``).
 ``evaluate_response`` keeps the node ids, scores and metadata of ``response.source_nodes``;
 ``aevaluate`` also takes plain context strings, so ``BatchEvalRunner`` works unchanged. An
 unscorable sample is a value: ``invalid_result=True`` and ``invalid_reason``, never an
@@ -21,7 +21,7 @@ from llama_index.core.prompts.mixin import PromptDictType
 from pydantic import Field, SerializeAsAny, ValidationError
 
 from ragrecall import Chunk, Metric, RecallResult, Sample
-from ragrecall.adapters import metric_classes
+from ragrecall.engines import metric_classes
 
 from ._judge import EvaluatorJudge, as_judge
 from ._nodes import chunks_from_nodes, response_text, source_nodes
