@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def scale_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("scale", ROOT / "benchmarks" / "speed" / "scale.py")
+    path = ROOT / "benchmarks" / "speed" / "scale.py"
+    spec = importlib.util.spec_from_file_location("scale", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -3,7 +3,8 @@ judge says: with a judge that obeys every attack it can see (``obedient``, the w
 the 15 attacks of issue 32 and the 40 new ones, on the defaults; and honest text that quotes
 attacks, or looks like them, keeps its support.
 
-The figures on the full sets come from ``benchmarks/security/injection.py --obedient`` and ``--gate``.
+The figures on the full sets come from ``python -m benchmarks.security.injection --obedient``
+and ``--gate``.
 """
 
 from __future__ import annotations

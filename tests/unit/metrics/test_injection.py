@@ -1,8 +1,9 @@
 """Prompt injection, with fake judges: attacks in disguise are withheld, honest chunks that
 look like attacks are shown and count, and the switches do what they say.
 
-The figures on the full sets (benchmarks/data/adversarial.jsonl, benchmarks/data/benign_lookalikes.jsonl
-and the shared datasets' chunks) come from ``benchmarks/security/injection.py --detector``.
+The figures on the full sets (benchmarks/data/adversarial.jsonl,
+benchmarks/data/benign_lookalikes.jsonl and the shared datasets' chunks) come from
+``python -m benchmarks.security.injection --detector``.
 """
 
 from __future__ import annotations

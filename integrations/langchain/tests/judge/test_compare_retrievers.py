@@ -30,7 +30,9 @@ pytestmark = pytest.mark.judge
 # 8 tasks of the comparison benchmark's corpus (benchmarks/data/retriever_topics.json): each
 # reference states three facts, each fact the text of its own document (<sample_id>-<n>).
 CORPUS = json.loads(
-    (Path(__file__).resolve().parents[4] / "benchmarks" / "data" / "retriever_topics.json").read_text()
+    (
+        Path(__file__).resolve().parents[4] / "benchmarks" / "data" / "retriever_topics.json"
+    ).read_text()
 )
 TASKS = [CORPUS["tasks"][i] for i in (0, 1, 2, 3, 4, 5, 6, 11)]
 DISTRACTORS = {f"d{i:02d}" for i in (1, 2, 4, 6, 7, 9, 10, 12)}
