@@ -47,10 +47,10 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from email import policy
 from email.parser import BytesParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from _http import Handler, LoopbackServer
 from faultserver import completion
 
 __all__ = ["ITEM_FAULTS", "Attempt", "BatchRecord", "BatchServer", "StoredFile"]
@@ -140,7 +140,7 @@ class BatchRecord:
         return str(self.obj["status"])
 
 
-class BatchServer:
+class BatchServer(LoopbackServer):
     """The server; use as a context manager. ``url`` is the OpenAI ``base_url``.
 
     What tests read: ``batches`` (every batch in creation order), ``uploads`` (every file
@@ -181,32 +181,7 @@ class BatchServer:
         self.completions = 0
         self._tries: Counter[str] = Counter()
         self._lock = threading.Lock()
-        self.stopping = threading.Event()
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
-        self._timer = threading.Timer(lifetime, self.stop)
-        self._timer.daemon = True
-
-    def start(self) -> BatchServer:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def stop(self) -> None:
-        if self.stopping.is_set():
-            return
-        self.stopping.set()
-        self._timer.cancel()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> BatchServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__(_Handler, lifetime=lifetime, poll_interval=0.05)
 
     def batch(self, batch_id: str) -> BatchRecord | None:
         return next((b for b in self.batches if b.id == batch_id), None)
@@ -462,21 +437,7 @@ def _page(items: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[str,
     }
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: BatchServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client hanging up is no failure of the server
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
+class _Handler(Handler):
     def do_GET(self) -> None:
         self._route("GET")
 
@@ -650,16 +611,3 @@ class _Handler(BaseHTTPRequestHandler):
         body = _error_body(message, kind)
         body["error"]["param"] = param
         self._send(status, body)
-
-    def _send(self, status: int, value: Any) -> None:
-        self._send_raw(status, json.dumps(value).encode(), "application/json")
-
-    def _send_raw(self, status: int, data: bytes, content_type: str) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up
-            self.close_connection = True

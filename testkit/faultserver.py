@@ -40,9 +40,9 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from _http import Handler, LoopbackServer
 from fakes import keyword_reply
 from langchain_core.messages import convert_to_messages
 
@@ -90,7 +90,7 @@ class Request:
     index: int = 0  # its place in the server's log
 
 
-class FaultServer:
+class FaultServer(LoopbackServer):
     """The server; use as a context manager. ``url`` is the OpenAI ``base_url``."""
 
     def __init__(
@@ -111,32 +111,7 @@ class FaultServer:
         self.injected: Counter[str] = Counter()
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
-        self.stopping = threading.Event()
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._timer = threading.Timer(lifetime, self.stop)
-        self._timer.daemon = True
-
-    def start(self) -> FaultServer:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def stop(self) -> None:
-        if self.stopping.is_set():
-            return
-        self.stopping.set()
-        self._timer.cancel()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> FaultServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__(_Handler, lifetime=lifetime)
 
     @contextmanager
     def frozen(self) -> Iterator[None]:
@@ -234,22 +209,7 @@ def completion(body: dict[str, Any], fault: str | None = None) -> dict[str, Any]
     }
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
-    owner: FaultServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # clients that time out or hang up are part of the script
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
+class _Handler(Handler):
     def do_POST(self) -> None:
         owner = self.server.owner
         length = int(self.headers.get("Content-Length") or 0)
@@ -278,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault in ("html_body", "bad_utf8"):
             if fault == "html_body":
                 page = b"<html><body>Bad gateway</body></html>"
-                self._send_raw(200, page, content_type="text/html")
+                self._send_raw(200, page, "text/html")
             else:
                 self._send_raw(200, b'{"id": "\xff\xfe"}')
         elif fault == "server_error":
@@ -306,24 +266,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
-
-    def _send(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
-        self._send_raw(status, json.dumps(value).encode(), headers)
-
-    def _send_raw(
-        self,
-        status: int,
-        data: bytes,
-        headers: dict[str, str] | None = None,
-        content_type: str = "application/json",
-    ) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, header in (headers or {}).items():
-                self.send_header(name, header)
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up
-            self.close_connection = True
