@@ -1,1 +1,3 @@
-"""Judge plumbing: the step driver (retries, deadlines), structured replies, judge resolution."""
+"""The judge: resolved from what the user gives (``resolve``), typed replies from any chat model
+(``structured``), the driver that runs a metric's steps (``drive``) under retries and deadlines
+(``retry``), the scripted judges for tests (``scripted``) and the embedded judge (``local/``)."""
