@@ -2,7 +2,7 @@
 process killed with SIGKILL at seeded random points, at least ``KILLS`` times an engine, and
 run again until it finishes. For every kill: no sample on disk before it is lost, none is
 written twice, and the calls paid again after it are at most the calls in flight at it.
-(The Ray engine's kills are in tests/unit/test_ray_kill.py.)
+(The Ray engine's kills are in tests/system/test_ray_kill.py.)
 
 The judge is a fake provider in this process, on loopback, that counts every request it
 receives across the processes (a provider bills a request it received, answered or not):
