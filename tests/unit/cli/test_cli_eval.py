@@ -24,10 +24,7 @@ from langchain_core.messages import BaseMessage
 
 import ragrecall
 from ragrecall import ContextRecall, RecallResult, Sample, evaluate
-from ragrecall._analysis.summary import RunSummary
-from ragrecall._metrics.estimate import estimate_cost
 from ragrecall.cli import main
-from ragrecall.cli._inputs import parse_column_map
 from ragrecall.engines import Record, read_records
 
 KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
@@ -85,15 +82,26 @@ def judges(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     yield "cli_test_judges"
 
 
-def test_parse_column_map() -> None:
-    assert parse_column_map("gold=reference, ctx = retrieved_contexts") == {
-        "gold": "reference",
-        "ctx": "retrieved_contexts",
-    }
-    assert parse_column_map('{"gold": "reference"}') == {"gold": "reference"}
-    assert parse_column_map(None) is None
-    with pytest.raises(ValueError, match="column=field"):
-        parse_column_map("gold")
+def test_a_column_map_renames_the_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nonce = uuid.uuid4().hex[:8]
+    data = write_jsonl(tmp_path / "d.jsonl", rows(3, nonce))
+    mine = [
+        {"q": r["question"], "gold": r["ground_truth"], "ctx": r["contexts"]}
+        for r in rows(3, nonce)
+    ]
+    renamed = write_jsonl(tmp_path / "renamed.jsonl", mine)
+    assert run(data, *KEYWORD, "--dry-run") == 0  # no map: the columns as they are
+    plain = capsys.readouterr().out
+    for given in (
+        "q=user_input,gold=reference, ctx = retrieved_contexts",
+        '{"q": "user_input", "gold": "reference", "ctx": "retrieved_contexts"}',
+    ):
+        assert run(renamed, *KEYWORD, "--dry-run", "--column-map", given) == 0
+        assert capsys.readouterr().out == plain
+    assert run(renamed, *KEYWORD, "--dry-run", "--column-map", "gold") == 2
+    assert "column=field" in capsys.readouterr().err
 
 
 def test_passes_saves_every_sample_and_resumes_without_judging_again(
@@ -116,7 +124,9 @@ def test_passes_saves_every_sample_and_resumes_without_judging_again(
     assert len(out.read_text().splitlines()) == 6
 
 
-def test_the_summary_keeps_only_the_lowest_records_unscorable_first() -> None:
+def test_the_summary_keeps_only_the_lowest_records_unscorable_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     def record(i: int, score: float | None) -> Record:
         result = RecallResult(
             metric="context_recall",
@@ -124,16 +134,35 @@ def test_the_summary_keeps_only_the_lowest_records_unscorable_first() -> None:
             status="scored" if score is not None else "unscorable",
             reason="" if score is not None else "judge failed",
         )
-        return Record(f"k{i}", i, Sample(user_input=f"q{i}"), {"context_recall": result})
+        sample = Sample(user_input=f"q{i}", reference=f"r{i}.", retrieved_contexts=["c"])
+        return Record(sample.key(), i, sample, {"context_recall": result})
 
     scores = [0.5, 1.0, None, 0.2, 0.5, 0.9, 0.2]
-    summary = RunSummary(["context_recall"], worst=4)
-    for i, score in enumerate(scores):
-        summary.add(record(i, score))
-    assert [r.index for r in summary.worst()] == [2, 3, 6, 0]
-    (metric,) = summary.metrics
-    assert (metric.total, metric.unscorable, len(metric.scores)) == (7, 1, 6)
-    assert metric.mean == pytest.approx(sum(s for s in scores if s is not None) / 6)
+    records = [record(i, score) for i, score in enumerate(scores)]
+    out, summary = tmp_path / "r.jsonl", tmp_path / "summary.json"
+    out.write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
+    data = write_jsonl(
+        tmp_path / "d.jsonl", [r.sample.model_dump(mode="json", exclude_none=True) for r in records]
+    )
+    args: list[str | Path] = ["--out", out, "--summary-json", summary, "--show-worst", "4"]
+    assert run(data, *KEYWORD, *args, "--max-unscorable", "1") == 0  # read back: no judge call
+    printed = capsys.readouterr().out
+    assert "judge calls 0" in printed
+    assert re.findall(r"#(\d+) q\1\b", printed.split("lowest context_recall", 1)[1]) == [
+        "2",
+        "3",
+        "6",
+        "0",
+    ]
+    written = json.loads(summary.read_text())
+    assert written["samples"] == 7
+    metric = written["metrics"]["context_recall"]
+    assert (metric["scored"] + metric["unscorable"], metric["unscorable"], metric["scored"]) == (
+        7,
+        1,
+        6,
+    )
+    assert metric["mean"] == pytest.approx(sum(s for s in scores if s is not None) / 6)
 
 
 def test_exit_1_below_min_score_prints_the_lowest_samples_with_missing_claims(
@@ -402,31 +431,55 @@ def test_dry_run_estimate_matches_the_real_call_count(
     assert estimate == calls_in(out)
 
 
+def dry_run_row(text: str, name: str) -> str:
+    found = re.search(rf"{name}\s*│\s*(.*?)\s*│", text)
+    assert found, text
+    return found.group(1)
+
+
 def test_dry_run_prices_known_models_and_given_prices(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    samples = [Sample.model_validate(r) for r in rows(2)]
-    est = estimate_cost(samples, ["context_recall"], claims="sentences")
-    assert est.calls == 2 and est.exact and est.prompt_tokens > 0
-    assert est.price(1.0, 2.0) == pytest.approx(
-        (est.prompt_tokens + 2 * est.completion_tokens) / 1e6
-    )
     data = write_jsonl(tmp_path / "d.jsonl", rows(2))
+    args = ["--claim-mode", "sentences", "--price-in", "1000", "--price-out", "2000"]
+    assert run(data, *KEYWORD, "--dry-run", *args) == 0
+    text = capsys.readouterr().out
+    assert dry_run_calls(text) == ("", 2) and "calls are exact" in text
+    prompt = int(dry_run_row(text, "prompt tokens").lstrip("~"))
+    completion = int(dry_run_row(text, "completion tokens").lstrip("~"))
+    assert prompt > 0
+    price = (prompt * 1000 + completion * 2000) / 1e6  # 3 decimals: shown whole at 4
+    assert dry_run_row(text, r"price \(USD\)") == f"~{price:.4f} at 1000.0/2000.0 per M tokens"
     assert run(data, "--judge", "openai:gpt-4o-mini", "--dry-run") == 0
     assert "at 0.15/0.6 per M tokens" in capsys.readouterr().out
     assert run(data, *KEYWORD, "--dry-run", "--price-in", "3", "--price-out", "15") == 0
     assert "at 3.0/15.0 per M tokens" in capsys.readouterr().out
 
 
-def test_dry_run_counts_one_reply_token_per_claim_in_token_mode() -> None:
-    samples = [Sample.model_validate(r) for r in rows(2)]
-    kw: dict[str, Any] = {"claims": "sentences", "strategy": "per_claim", "evidence": "align"}
-    json_est = estimate_cost(samples, ["context_recall"], **kw)
-    token_est = estimate_cost(samples, ["context_recall"], verdict="token", **kw)
-    claims = token_est.calls
-    assert claims == json_est.calls > 0
-    assert (json_est.completion_tokens, token_est.completion_tokens) == (15 * claims, claims)
-    assert token_est.prompt_tokens > json_est.prompt_tokens  # the reply's given start
+def test_dry_run_counts_one_reply_token_per_claim_in_token_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The embedded judge (the default, not started by a dry run) decides by the verdict
+    token; a judge of the JSON verdict writes 15 reply tokens a claim."""
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2))
+    args = ["--dry-run", "--claim-mode", "sentences", "--strategy", "per_claim"]
+    estimates = {}
+    for verdict, judge in (("json", KEYWORD), ("token", [])):
+        assert run(data, *judge, *args) == 0
+        text = capsys.readouterr().out
+        assert (
+            dry_run_row(text, "strategy / evidence / verdict") == f"per_claim / align / {verdict}"
+        )
+        estimates[verdict] = (
+            dry_run_calls(text),
+            int(dry_run_row(text, "prompt tokens").lstrip("~")),
+            int(dry_run_row(text, "completion tokens").lstrip("~")),
+        )
+    ((_, claims), json_prompt, json_completion) = estimates["json"]
+    ((_, token_calls), token_prompt, token_completion) = estimates["token"]
+    assert claims == token_calls > 0
+    assert (json_completion, token_completion) == (15 * claims, claims)
+    assert token_prompt > json_prompt  # the reply's given start
 
 
 def test_repeats_record_every_run_and_report_the_spread(

@@ -20,7 +20,7 @@ from ragrecall import (
     RetrievalRecall,
     evaluate,
 )
-from ragrecall._metrics.context_precision import average_precision
+from ragrecall.testing import passages
 
 SAMPLE: dict[str, Any] = {
     "user_input": "Tell me about the Eiffel Tower.",
@@ -49,11 +49,24 @@ def both(j: Any = None, **kwargs: Any) -> RecallPrecision:
     return RecallPrecision(j or judge(), **kwargs)
 
 
+def average_precision(relevant: list[bool]) -> float | None:
+    """ContextPrecision's average precision of chunks the judge finds relevant or not, in
+    this order (None when it is unscorable)."""
+
+    def reply(messages: Any) -> dict[str, bool]:
+        (text,) = passages(messages).values()
+        return {"relevant": text.startswith("relevant")}
+
+    chunks = [f"{'relevant' if r else 'other'} chunk {i}" for i, r in enumerate(relevant)]
+    sample = {"user_input": "q", "retrieved_contexts": chunks}
+    return precision(ScriptedJudge(reply=reply)).score(sample).average_precision
+
+
 def test_average_precision_by_hand() -> None:
     assert average_precision([True, False, False, True]) == pytest.approx((1 / 1 + 2 / 4) / 2)
     assert average_precision([False, True, True]) == pytest.approx((1 / 2 + 2 / 3) / 2)
     assert average_precision([False, False]) == 0.0
-    assert average_precision([]) == 0.0
+    assert average_precision([]) is None  # no chunks: unscorable, not 0
 
 
 def test_precision_and_average_precision_per_chunk() -> None:
