@@ -5,15 +5,15 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import re
 import statistics
 from pathlib import Path
 
 import pytest
 
 from ragrecall import ClaimVerdict, RecallResult, Sample
-from ragrecall._analysis.compare import compare_records
 from ragrecall.cli import main
-from ragrecall.engines import Record, read_records
+from ragrecall.engines import Record
 from ragrecall.stats import bootstrap_ci, ranks, sign_flip_test, wilcoxon_signed_rank
 
 
@@ -136,15 +136,28 @@ def runs(tmp_path: Path, worse: bool) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def test_compare_pairs_by_key_and_reports_recovered_claims(tmp_path: Path) -> None:
+def summary_row(out: str, name: str) -> str:
+    found = re.search(rf"│ {re.escape(name)}\s*│\s*(.*?)\s*│", out)
+    assert found, out
+    return found.group(1)
+
+
+def test_compare_pairs_by_key_and_reports_recovered_claims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps tables at the terminal width
     a, b = runs(tmp_path, worse=False)
-    c = compare_records(read_records(a), read_records(b))
-    assert (c.n_a, c.n_b, c.n_shared, len(c.pairs)) == (12, 13, 12, 12)
-    assert c.mean_diff == pytest.approx(0.5)
-    assert c.ci is not None and c.ci[0] == pytest.approx(0.5) == c.ci[1]
-    assert c.p_value == pytest.approx(2 / 4096)
-    assert c.verdict == "better"
-    assert c.changes[0].recovered == ["claim 0b"] and c.changes[0].lost == []
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert summary_row(out, "samples A / B / paired") == "12 / 13 / 12"
+    assert summary_row(out, "both scored") == "12"
+    assert summary_row(out, "mean A / B") == "0.500 / 1.000"
+    assert summary_row(out, "improved / worse / same") == "12 / 0 / 0"  # each pair exactly +0.5
+    assert summary_row(out, "mean difference B - A") == "+0.500  [+0.500, +0.500] 95% CI"
+    # exact over 2^12 sign patterns: 2 / 4096 is the only multiple of 1/4096 shown as 0.0004883
+    assert summary_row(out, "permutation test p") == f"{2 / 4096:.4g}" == "0.0004883"
+    assert "verdict: better" in out
+    assert "\nq0\n  + recovered claim 0b\nq1\n" in out  # recovered, nothing lost
 
 
 def test_compare_command_gates_on_a_regression(
