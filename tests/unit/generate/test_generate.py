@@ -21,9 +21,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 import ragrecall
-from ragrecall import generate
-from ragrecall._generate.check import copy_overlap, is_near_duplicate
-from ragrecall._generate.corpus import chunk_documents, read_corpus, to_documents
+from ragrecall import generate, load_chunks
 from ragrecall.cli import main
 from ragrecall.testing import ScriptedJudge, keyword_reply, passages
 
@@ -99,7 +97,7 @@ def test_a_folder_of_text_markdown_and_html(tmp_path: Path) -> None:
     )
     (tmp_path / "d.pdf").write_bytes(b"%PDF")
     (tmp_path / "e.txt").write_text("  \n", encoding="utf-8")  # empty: skipped
-    docs = read_corpus(tmp_path)
+    docs = load_chunks(tmp_path, chunk_size=None)  # the documents as read
     assert [d.id for d in docs] == ["a.txt", "c.html", "sub/b.md"]
     assert docs[1].text == "First & para.\nSecond para."
     assert docs[2].metadata == {"source": "sub/b.md"}
@@ -123,7 +121,7 @@ def test_each_bad_row_is_named_and_exits_2(
     path = tmp_path / "corpus.jsonl"
     path.write_text('{"id": "a", "text": "fine"}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(ragrecall.SampleError, match=re.escape(said)):
-        read_corpus(path)
+        load_chunks(path)
     code = main(["generate", str(path), "--n", "1", "--out", str(tmp_path / "o.jsonl")])
     assert code == 2
     assert said in " ".join(capsys.readouterr().err.split())
@@ -144,8 +142,8 @@ def test_bad_files_and_folders_exit_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_chunks_are_sentence_windows_with_overlap() -> None:
     text = " ".join(f"Sentence number {i} is here." for i in range(10))  # 27 chars each
-    (doc,) = to_documents([{"id": "long", "text": text, "metadata": {"k": 1}}])
-    chunks = chunk_documents([doc], size=90, overlap=1)
+    doc = {"id": "long", "text": text, "metadata": {"k": 1}}
+    chunks = load_chunks([doc], chunk_size=90, overlap=1)
     assert [c.id for c in chunks][:2] == ["long#1", "long#2"]
     assert all(len(c.text) <= 90 for c in chunks)
     first, second = (c.text.split(". ") for c in chunks[:2])
@@ -153,11 +151,10 @@ def test_chunks_are_sentence_windows_with_overlap() -> None:
     assert chunks[0].metadata == {"k": 1, "document_id": "long"}
     joined = " ".join(c.text for c in chunks)
     assert all(f"number {i} " in joined for i in range(10))
-    assert chunk_documents([doc], size=None)[0].id == "long"  # kept as given
-    short = to_documents(["One sentence."])
-    assert chunk_documents(short)[0].id == "1"  # one window: the document's id
+    assert load_chunks([doc], chunk_size=None)[0].id == "long"  # kept as given
+    assert load_chunks(["One sentence."])[0].id == "1"  # one window: the document's id
     with pytest.raises(ValueError, match="chunk size"):
-        chunk_documents([doc], size=0)
+        load_chunks([doc], chunk_size=0)
 
 
 def test_langchain_documents_and_llamaindex_nodes_are_a_corpus() -> None:
@@ -169,7 +166,7 @@ def test_langchain_documents_and_llamaindex_nodes_are_a_corpus() -> None:
     items.append(Document(page_content=rows[1]["text"], metadata={"id": "lc-1"}))
     items.append(TextNode(text=rows[2]["text"], id_="li-2", metadata={"title": "C"}))
     items.append(NodeWithScore(node=TextNode(text=rows[3]["text"], id_="li-3"), score=0.5))
-    docs = to_documents(items)
+    docs = load_chunks(items, chunk_size=None)
     assert [d.id for d in docs] == ["lc-0", "lc-1", "li-2", "li-3"]
     assert docs[2].metadata == {"title": "C"}
     report = generate(items, 2, judge=judge_with(), chunk_size=None, mix={"single": 1})
@@ -180,20 +177,36 @@ def test_langchain_documents_and_llamaindex_nodes_are_a_corpus() -> None:
         ("li-3",),
     }
     with pytest.raises(ragrecall.SampleError, match="corpus item 0: a int"):
-        to_documents([3])
+        load_chunks([3])
 
 
 # --- checks ----------------------------------------------------------------------------
 
 
-def test_copy_overlap_and_near_duplicates() -> None:
-    chunk = "The Arvel river rises in the Arvel hills."
-    assert copy_overlap("Where does the Arvel river rise?", [chunk]) == pytest.approx(1 / 4)
-    assert copy_overlap("The Arvel river rises in the Arvel hills?", [chunk]) == 1.0
-    assert copy_overlap("Tell me about Arvel?", [chunk]) == 0.0
-    assert copy_overlap("Arvel?", [chunk]) == 1.0  # shorter than a trigram: by word
-    assert is_near_duplicate("How long is the Arvel river?", ["Arvel river: how long?"], 0.7)
-    assert not is_near_duplicate("How long is the Arvel river?", ["How long is Brisk?"], 0.7)
+def asking(*questions: str) -> ScriptedJudge:
+    """A writer that asks these questions in turn, answered by the passage's first sentence."""
+    asked = iter(questions)
+    return judge_with(lambda found: {"question": next(asked), "answer": first_sentence(found[1])})
+
+
+def test_copy_overlap_and_near_duplicates(tmp_path: Path) -> None:
+    """Each item records the share of its question's word trigrams found in its chunks."""
+    corpus = write_jsonl(tmp_path / "one.jsonl", corpus_rows()[:1])  # "The Arvel river rises..."
+    for question, overlap in [
+        ("Where does the Arvel river rise?", 1 / 4),
+        ("The Arvel river rises in the Arvel hills?", 1.0),
+        ("Tell me about Arvel?", 0.0),
+        ("Arvel?", 1.0),  # shorter than a trigram: by word
+    ]:
+        report = generate(corpus, 1, judge=asking(question), max_overlap=1.0, max_attempts=1)
+        (item,) = report.items
+        assert item["user_input"] == question and item["overlap"] == pytest.approx(overlap)
+    kw: dict[str, Any] = {"mix": {"single": 1}, "max_attempts": 2, "duplicate_threshold": 0.7}
+    first = "How long is the Arvel river?"
+    report = generate(corpus, 2, judge=asking(first, "Arvel river: how long?"), **kw)
+    assert report.rejected == {"duplicate": 1} and len(report.items) == 1
+    report = generate(corpus, 2, judge=asking(first, "How long is Brisk?"), **kw)
+    assert not report.rejected and len(report.items) == 2
 
 
 def test_single_chunk_items_carry_ragas_fields_and_settings(corpus: Path) -> None:
@@ -500,18 +513,3 @@ def test_a_judge_that_fails_exits_4_and_keeps_what_was_made(
     assert main(args) == 4
     assert "the judge failed: RuntimeError" in capsys.readouterr().err
     assert len(out.read_text().splitlines()) == 2
-
-
-def test_a_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
-    from langchain_openai import ChatOpenAI
-
-    from ragrecall._judge.structured import capped
-
-    model = ChatOpenAI(model="m", api_key="none", base_url="http://127.0.0.1:9/v1")  # type: ignore[arg-type]
-    assert capped(model, 400).max_tokens == 400  # type: ignore[attr-defined]
-    assert model.max_tokens is None  # a copy
-    own = model.model_copy(update={"max_tokens": 50})
-    assert capped(own, 400) is own
-    assert capped(model, None) is model
-    scripted = judge_with()
-    assert capped(scripted, 400) is scripted

@@ -1,4 +1,5 @@
-"""Small parts: JSON extraction, evidence checks, packing, retry classification."""
+"""Small parts: JSON extraction, evidence checks, packing, retry classification, the reply's
+cap on models that take max_tokens."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ import sys
 import pytest
 
 from ragrecall import Chunk, JudgeError
+
+# Unit tests of the judge's parts (private): retries, JSON salvage, packing, quotes, the cap.
 from ragrecall._judge.retry import is_transient, retry_after
-from ragrecall._judge.structured import extract_json
+from ragrecall._judge.structured import capped, extract_json
 from ragrecall._metrics.text.windows import pack
-from ragrecall._metrics.text.words import best_sentence, quote_in
-from ragrecall.text import split_sentences
+from ragrecall._metrics.text.words import quote_in
+from ragrecall.judges import structured
+from ragrecall.prompts import response_format
+from ragrecall.testing import ScriptedJudge
+from ragrecall.text import best_sentence, split_sentences
 
 
 def test_importing_ragrecall_leaves_the_local_judge_unloaded() -> None:
@@ -99,7 +105,6 @@ def test_transient_errors_and_retry_after() -> None:
 def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
     from langchain_openai import ChatOpenAI
 
-    from ragrecall._judge.structured import response_format, structured
     from ragrecall.prompts import Support
 
     fmt = response_format(Support)
@@ -119,3 +124,16 @@ def test_openai_models_get_a_prebuilt_strict_response_format() -> None:
     # The Responses API takes its schema elsewhere: the general path.
     responses = ChatOpenAI(api_key="x", model="m", use_responses_api=True)
     assert "extra_body" not in getattr(structured(responses, Support).first, "kwargs", {})
+
+
+def test_a_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
+    from langchain_openai import ChatOpenAI
+
+    model = ChatOpenAI(model="m", api_key="none", base_url="http://127.0.0.1:9/v1")  # type: ignore[arg-type]
+    assert capped(model, 400).max_tokens == 400  # type: ignore[attr-defined]
+    assert model.max_tokens is None  # a copy
+    own = model.model_copy(update={"max_tokens": 50})
+    assert capped(own, 400) is own
+    assert capped(model, None) is model
+    scripted = ScriptedJudge()
+    assert capped(scripted, 400) is scripted
