@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 from animals import rows, truth
 from cdp import Browser
-from hostile_records import corrected, hostile_record
+from hostile_records import hostile_record
 
-from ragrecall._report.eval_report import eval_report  # the page as the CLI writes it
 from ragrecall.calibration import CalibrationProfile, read_labels
 from ragrecall.cli import main
 from ragrecall.engines import Record, read_records
@@ -59,12 +58,33 @@ CHROMIUM = next(
 )
 
 
+def hostile_page(tmp_path: Path) -> Path:
+    """The report `ragrecall eval --report --labels` writes of 14 results whose every text is
+    hostile HTML (read back from --out: no judge call), 10 whole answers labelled."""
+    records = [hostile_record(i, (i % 3) / 2) for i in range(14)]
+    results, data = tmp_path / "results.jsonl", tmp_path / "data.jsonl"
+    results.write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
+    samples = [r.sample.model_dump(mode="json", exclude_none=True) for r in records]
+    data.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
+    labelled = table(review(results, "--answers", "10"))
+    for row in labelled:  # people find one of each answer's two claims supported
+        row["label"] = "supported" if row["claim"] == "Cats purr." else "not supported"
+    labels = tmp_path / "labels.csv"
+    with labels.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, list(labelled[0]))
+        writer.writeheader()
+        writer.writerows(labelled)
+    page = tmp_path / "report.html"
+    extra = ["--out", str(results), "--labels", str(labels), "--report", str(page)]
+    assert main(["eval", str(data), *JUDGE, *extra]) == 0
+    assert "Corrected with people" in page.read_text(encoding="utf-8")
+    return page
+
+
 def test_renders_in_headless_chromium(tmp_path: Path) -> None:
     # .ci/run installs Debian's chromium; elsewhere: apt-get install chromium
     assert CHROMIUM is not None, "headless Chromium is not installed (apt-get install chromium)"
-    page = tmp_path / "report.html"
-    records = [hostile_record(i, (i % 3) / 2) for i in range(14)]
-    page.write_text(eval_report(records, ["context_recall"], corrected=[corrected(records)]))
+    page = hostile_page(tmp_path)
     shot = tmp_path / "shot.png"
     run = subprocess.run(
         [
