@@ -23,12 +23,14 @@ from faultserver import FAULTS, SCENARIOS, FaultServer
 from langchain_openai import ChatOpenAI
 
 from ragrecall import Chunk, ClaimCache, ContextRecall, RecallResult, Usage, evaluate
+
+# Faults at the judge's steps (private): the driver, packing and attribution, one call at a time.
 from ragrecall._judge.drive import run_sync
-from ragrecall._metrics.text.injection import instructs_judge
 from ragrecall._metrics.text.windows import pack
-from ragrecall._metrics.verdicts.attribution import attribute, attribution_chain
+from ragrecall._metrics.verdicts.attribution import attribute
 from ragrecall.calibration import Decision
-from ragrecall.judges import Policy
+from ragrecall.judges import Policy, attribution_chain
+from ragrecall.text import instructs_judge
 
 pytestmark = pytest.mark.system  # fault servers that hang and fail on purpose
 

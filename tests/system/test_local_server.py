@@ -22,6 +22,8 @@ import pytest
 from pydantic import BaseModel
 
 from ragrecall import JudgeModelError
+
+# The local judge's server (private): its process, port, crashes and restarts, by hand.
 from ragrecall._judge.local import LocalJudge, _server
 from ragrecall._judge.local._server import JudgeServer, ServerConfig
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import huggingface_hub
 import pytest
 
+# The local model finder (private): pins, downloads and paths a user never calls one by one.
 import ragrecall._judge.local as local
 from ragrecall import JudgeModelError, ModelIntegrityError
 from ragrecall._judge.local import _model, _pinned

@@ -22,6 +22,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 import ragrecall
+
+# The metric list (private): the registry's module and the example metric, a template in no list.
 from ragrecall._metrics import registry
 from ragrecall._metrics.example import AnswerMatch
 from ragrecall.engines import metric_classes

@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 
 from hostile_records import HOSTILE, corrected, hostile_record
 
+# The report's renderer (private): pages of hand-made records, and its highlight and histogram.
 from ragrecall._analysis.compare import compare_records
 from ragrecall._report.compare_report import compare_report
 from ragrecall._report.eval_report import eval_report
@@ -123,5 +124,3 @@ def test_compare_report_shows_the_corrected_difference() -> None:
     text = "".join(parse(html).text)
     assert "Corrected with people's labels: worse" in text and "10 / 12" in text
     assert f"{d.ppi.estimate:+.3f}" in text and "labelled on one side only (not used)" in text
-
-

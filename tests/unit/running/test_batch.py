@@ -22,6 +22,9 @@ from batchserver import BatchServer
 from faultserver import FaultServer
 
 from ragrecall import ClaimCache, ContextRecall, RecallResult, evaluate, evaluate_batch
+
+# The provider's Batch API client (private): uploads, polls, results and errors on a fake server.
+from ragrecall._running.engines.batch.api import BatchAPI, ProviderError
 from ragrecall.cli import main
 
 VOLATILE = {"usage", "judge", "elapsed_s"}
@@ -254,8 +257,6 @@ def test_requests_that_change_at_every_replay_stop_the_run(tmp_path: Path) -> No
 def stop_at_create(after: bool, times: int = 1) -> Any:
     """A ``BatchAPI.create`` that stops the run (as a kill would) at its first ``times``
     calls: after the provider created the batch (``after``) or before the call."""
-    from ragrecall._running.engines.batch.api import BatchAPI
-
     original = BatchAPI.create
     calls = {"n": 0}
 
@@ -281,8 +282,6 @@ def test_a_batch_created_before_a_stop_is_adopted_not_sent_again(
     """Stopped after the provider created round 1's batch and before its id was journaled:
     the run started again finds it by its tags (this run, the digest of its requests), polls
     it and uses its answers; nothing is sent twice."""
-    from ragrecall._running.engines.batch.api import BatchAPI
-
     data = rows()
     out = tmp_path / "out.jsonl"
     said: list[str] = []
@@ -315,8 +314,6 @@ def test_duplicates_with_this_runs_tags_are_cancelled(
     """Two batches at the provider carry the run's tags and the intent's digest (a create the
     provider answered twice): one is adopted, the other cancelled, nothing runs twice."""
     import openai
-
-    from ragrecall._running.engines.batch.api import BatchAPI
 
     data = rows(12)
     out = tmp_path / "out.jsonl"
@@ -353,8 +350,6 @@ def test_duplicates_with_this_runs_tags_are_cancelled(
 def test_an_intent_stopped_before_its_create_call_is_sent_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragrecall._running.engines.batch.api import BatchAPI
-
     data = rows(12)
     out = tmp_path / "out.jsonl"
     with BatchServer() as server:
@@ -376,8 +371,6 @@ def test_a_provider_that_cannot_list_batches(
     """404 on GET /v1/batches (no listing): the documented fallback, the requests sent again
     with a warning naming the run's tag. 401 (a key that may not list): a clear error (exit 2
     from the CLI) before anything is sent."""
-    from ragrecall._running.engines.batch.api import BatchAPI, ProviderError
-
     for status in (404, 401):
         out = tmp_path / f"out{status}.jsonl"
         data = rows(12)

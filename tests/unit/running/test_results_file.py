@@ -15,6 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ragrecall import RecallResult, Sample, SampleError
+
+# The results store's format (private): appends, repair and the lock, and the Ray parts' rows.
 from ragrecall._running.engines.ray.parts import write_part  # the Ray workers' writer
 from ragrecall._running.engines.ray.rows import result_rows
 from ragrecall._running.store import ResultsFile  # the store under test: appends, repair, lock
