@@ -472,5 +472,3 @@ def test_compare_counts_tasks_labelled_on_one_side(
     assert main(["compare", str(a), str(b), "--labels", str(la)]) == 2
     message = f"no task has labels for both runs' answers ({len(differ) // 3} labelled on one side"
     assert message in capsys.readouterr().out.replace("\n", " ")
-
-
