@@ -4,8 +4,9 @@
 The wrapped retriever runs as a child run with the same callbacks, and its documents are
 returned as they are. When a reference is known for the query (``config["metadata"]
 ["reference"]`` first, then ``references``), the query, the documents and the reference go to
-a ``RecallLogger``, which scores them on worker threads (or inline) and writes one record per
-metric to every sink. The record's ``run_id`` is this retriever run's id.
+a ``RecallLogger``, which scores them on worker threads (or inline) and writes one record (a
+results file's ``Record``, every metric's result under ``results``) to every sink. The
+record's ``run_id`` is this retriever run's id.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from ragrecall.adapters import (
     check_rate,
     sampled,
 )
-from ragrecall.sinks import CallableSink, RecallRecord, Sink
+from ragrecall.engines import Record
+from ragrecall.sinks import CallableSink, Sink
 
 from ._documents import documents_to_chunks
 
@@ -99,7 +101,7 @@ class RecallRetriever(BaseRetriever):
     _references: ReferenceBook = PrivateAttr()
     _logger: RecallLogger = PrivateAttr()
     _owns_logger: bool = PrivateAttr(default=True)
-    _records: deque[RecallRecord] = PrivateAttr()
+    _records: deque[Record] = PrivateAttr()
     _stats: RetrieverStats = PrivateAttr(default_factory=RetrieverStats)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -162,8 +164,9 @@ class RecallRetriever(BaseRetriever):
         return self._stats
 
     @property
-    def records(self) -> list[RecallRecord]:
-        """The latest records written by this retriever's own logger, oldest first."""
+    def records(self) -> list[Record]:
+        """The latest records written by this retriever's own logger, oldest first (each a
+        results file's ``Record``: ``records[-1].result`` with one metric)."""
         return list(self._records)
 
     def flush(self) -> None:

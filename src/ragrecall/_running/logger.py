@@ -1,7 +1,9 @@
 """Score retrievals off the request path and write the records to sinks.
 
 ``RecallLogger.submit`` puts a sample on a bounded queue and returns at once; worker threads
-score it with every metric and write one record per metric to every sink. When the queue is
+score it with every metric and write one record to every sink: the ``Record`` of a run's
+results file (every metric's result under ``results``), with the run id, the time and
+``extra``. When the queue is
 full, ``on_full="block"`` waits for room and ``"drop"`` drops the sample and counts it in
 ``stats.dropped`` (and logs a warning): nothing is lost silently.
 
@@ -22,13 +24,15 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 from .._core.schemas import RecallResult, Sample
 from .._io.samples import to_sample
 from .._metrics.base import Metric
 from .sampling import SampleKey, check_rate, sampled
-from .sinks import RecallRecord, Sink
+from .sinks import Sink
+from .store import Record
 
 __all__ = ["LoggerStats", "RecallLogger"]
 
@@ -40,10 +44,11 @@ class LoggerStats:
     """What the logger did with the samples handed to it, counted as it goes."""
 
     submitted: int = 0
-    written: int = 0
+    written: int = 0  # records every sink took (one per sample, however many sinks)
     dropped: int = 0
     unscorable: int = 0
     sink_errors: int = 0
+    sink_writes: int = 0  # writes that succeeded, summed over the sinks
     sampled_out: int = 0  # submitted but outside ``sample_rate`` (not scored, by design)
     sample_rate: float = 1.0  # the share of submitted samples scored
 
@@ -214,35 +219,41 @@ class RecallLogger:
                 self._queue.task_done()
 
     def _process(self, job: _Job) -> None:
+        results: dict[str, RecallResult] = {}
         for metric in self.metrics:
             try:
                 result = metric.score(job.sample)
-            except Exception as exc:  # a missing judge model, say: still one record
+            except Exception as exc:  # a missing judge model, say: still a result
                 result = metric.unscorable(f"{type(exc).__name__}: {exc}")
-            self._write(job, result)
+            results[metric.name] = result
+        self._write(job, results)
 
-    def _write(self, job: _Job, result: RecallResult) -> None:
-        record = RecallRecord(
+    def _write(self, job: _Job, results: dict[str, RecallResult]) -> None:
+        sample = job.sample
+        record = Record(
+            key=sample.key(),
+            index=-1,
+            sample=sample,
+            results=results,
+            content=sample.content_key(),
             run_id=job.run_id,
-            query=job.sample.user_input,
-            reference=job.sample.reference,
-            chunks=job.sample.retrieved_contexts,
-            result=result,
+            timestamp=datetime.now(timezone.utc),
             extra=dict(job.extra),
         )
-        with self._lock:
-            self.stats.unscorable += result.status == "unscorable"
+        failed = 0
         for sink in self.sinks:
             try:
                 sink.write(record)
-                with self._lock:
-                    self.stats.written += 1
             except Exception:
-                with self._lock:
-                    self.stats.sink_errors += 1
+                failed += 1
                 log.exception(
                     "ragrecall: sink %s failed for run %s", type(sink).__name__, job.run_id
                 )
+        with self._lock:
+            self.stats.unscorable += sum(r.status == "unscorable" for r in results.values())
+            self.stats.written += not failed
+            self.stats.sink_writes += len(self.sinks) - failed
+            self.stats.sink_errors += failed
 
 
 # Loggers still open are flushed at program exit by a hook of threading's own exit hooks: those

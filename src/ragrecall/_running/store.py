@@ -22,14 +22,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 import filelock
 
 from .._core.errors import SampleError
-from .._core.schemas import RecallResult, Sample
+from .._core.schemas import Chunk, RecallResult, Sample
 from .._io.safe import lines, loads, regular_file
 from .._io.samples import SampleId
 from .._metrics.registry import result_type
@@ -53,8 +54,13 @@ class Record:
     - ``sample``: the sample as scored.
     - ``results``: per metric name, the metric's own result (``RecallResult`` or its
       subclass: score, status, reason, claims, verdicts, usage, judge; ``runs`` with repeats).
+    - ``run_id``, ``timestamp``, ``extra``: what a live log adds (``RecallLogger``: the host's
+      run id, when the record was written, e.g. ``parent_run_id``); None and empty in a run's
+      results file, and left out of its lines then.
 
-    ``score(metric)`` is the sample's score for ``metric``, or None.
+    ``score(metric)`` is the sample's score for ``metric``, or None. ``query``, ``reference``,
+    ``chunks`` and ``result`` read as the older ``RecallRecord`` did (``result``: the one
+    result of a record of one metric).
     """
 
     key: str
@@ -63,6 +69,9 @@ class Record:
     results: dict[str, RecallResult]
     occurrence: int = 1
     content: str = ""
+    run_id: str | None = None
+    timestamp: datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> SampleId:
@@ -78,6 +87,12 @@ class Record:
             "sample": self.sample.model_dump(mode="json", exclude_none=True),
             "results": results,
         }
+        if self.run_id is not None:
+            value["run_id"] = self.run_id
+        if self.timestamp is not None:
+            value["timestamp"] = self.timestamp.isoformat()
+        if self.extra:
+            value["extra"] = self.extra
         return json.dumps(value, ensure_ascii=False)
 
     @classmethod
@@ -97,12 +112,38 @@ class Record:
             results=results,
             occurrence=int(value.get("occurrence", 1)),
             content=str(value.get("content") or sample.content_key()),
+            run_id=None if value.get("run_id") is None else str(value["run_id"]),
+            timestamp=_when(value.get("timestamp")),
+            extra=dict(value.get("extra") or {}),
         )
 
     def score(self, metric: str) -> float | None:
         """The sample's score for ``metric`` (the mean over its scored runs, with repeats)."""
         result = self.results.get(metric)
         return None if result is None else result.score
+
+    @property
+    def query(self) -> str | None:
+        return self.sample.user_input
+
+    @property
+    def reference(self) -> str | None:
+        return self.sample.reference
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        return self.sample.retrieved_contexts
+
+    @property
+    def result(self) -> RecallResult:
+        """The one result of a record of one metric (``results[name]`` where it has more)."""
+        if len(self.results) != 1:
+            raise ValueError(f"this record holds {sorted(self.results)}: read results[name]")
+        return next(iter(self.results.values()))
+
+
+def _when(value: Any) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(str(value))
 
 
 def read_file(path: str | Path) -> list[Record]:

@@ -8,7 +8,8 @@ from fakes import ScriptedJudge
 
 from ragrecall import ClaimCache, ContextRecall, RecallLogger
 from ragrecall.adapters import check_rate, sampled
-from ragrecall.sinks import CallableSink, RecallRecord
+from ragrecall.engines import Record
+from ragrecall.sinks import CallableSink
 
 
 def test_sampling_is_deterministic_and_keeps_about_its_share() -> None:
@@ -25,7 +26,7 @@ def test_sampling_is_deterministic_and_keeps_about_its_share() -> None:
 
 @pytest.mark.parametrize("key", ["query", "run_id"])
 def test_logger_scores_the_sampled_share_and_says_so(key: str) -> None:
-    seen: list[RecallRecord] = []
+    seen: list[Record] = []
     metric = ContextRecall(ScriptedJudge(), claims="sentences", cache=ClaimCache())
     samples = [
         {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}."]}
