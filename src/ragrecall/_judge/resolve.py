@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
-import openai
 from langchain_core.language_models import BaseChatModel
 
 from .._core.schemas import JudgeInfo
@@ -65,6 +64,7 @@ def _from_string(spec: str) -> BaseChatModel:
     if not model:
         raise ValueError(f"judge {spec!r}: expected 'provider:model', e.g. 'openai:gpt-4o-mini'")
     if provider == "openai":
+        import openai  # the provider's SDK: loaded when its judge is asked for, never before
         from langchain_openai import ChatOpenAI
 
         try:

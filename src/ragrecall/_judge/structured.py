@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from functools import cache, partial
-from typing import Any, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
-import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
-from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from .._core.errors import JudgeError
+
+if TYPE_CHECKING:
+    from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 __all__ = [
     "capped",
@@ -72,8 +74,12 @@ def capped(model: BaseChatModel, max_tokens: int | None) -> BaseChatModel:
 
 def chat_completions(model: BaseChatModel) -> TypeGuard[ChatOpenAI | AzureChatOpenAI]:
     """An OpenAI model on the Chat Completions API (not its cousins, such as DeepSeek's, nor
-    the Responses API, which takes its schema elsewhere). Unsure: False, the general path."""
-    if not isinstance(model, (ChatOpenAI, AzureChatOpenAI)):
+    the Responses API, which takes its schema elsewhere). Unsure: False, the general path.
+    No OpenAI model exists before ``langchain_openai`` is imported: it is not imported here."""
+    openai_models = sys.modules.get("langchain_openai")
+    if openai_models is None:
+        return False
+    if not isinstance(model, (openai_models.ChatOpenAI, openai_models.AzureChatOpenAI)):
         return False
     uses_responses = getattr(model, "_use_responses_api", None)
     try:
@@ -85,6 +91,8 @@ def chat_completions(model: BaseChatModel) -> TypeGuard[ChatOpenAI | AzureChatOp
 @cache
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     """The strict JSON-schema ``response_format`` of ``schema``, as OpenAI's client builds it."""
+    import openai  # loaded already: only an OpenAI model's calls get here
+
     function = openai.pydantic_function_tool(schema)["function"]
     return {
         "type": "json_schema",

@@ -6,35 +6,63 @@ judge) and ``judge``."""
 
 from __future__ import annotations
 
-# First, before the imports that take seconds: Ctrl-C or SIGTERM now exits 130 / 143 quietly.
+# First, before anything that takes time: Ctrl-C or SIGTERM now exits 130 / 143 quietly.
 from . import _early
 
 # isort: split
 
 import argparse
-from collections.abc import Sequence
-from importlib import resources
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+import sys
+from collections.abc import Callable, Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from .. import __version__
-from .._analysis.evaluation import EvaluationReport
-from .._api import evaluate
-from .._metrics.context_recall import ContextRecall
-from ._calibrate import add_calibrate_command
-from ._claims import add_claims_command
-from ._compare import add_compare_command
-from ._eval import add_eval_command
-from ._exit import GATE_FAILED, OK, guarded
-from ._generate import add_generate_command
-from ._judge import add_judge_commands
-from ._review import add_review_command
-from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._report.evaluation import EvaluationReport
 
 __all__ = ["main", "print_report"]
 
+# Each command: its one-line help, and the module and function that add its arguments. Only
+# the command being run is imported (langchain, the prompts, pydantic take seconds); the
+# others are listed with their help (``_parser(everything=True)`` builds them all).
+_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "eval": (
+        "score a dataset (JSONL/CSV/Parquet file or a directory of them)",
+        "._eval",
+        "add_eval_command",
+    ),
+    "claims": (
+        "decompose each reference into claims once and write them to a JSONL file",
+        "._claims",
+        "add_claims_command",
+    ),
+    "generate": (
+        "generate a checked test set (questions and references) from your documents",
+        "._generate",
+        "add_generate_command",
+    ),
+    "compare": (
+        "compare two runs' results (A = baseline, B = candidate) sample by sample",
+        "._compare",
+        "add_compare_command",
+    ),
+    "review": (
+        "pick verdicts of a run's results for a person to label (HTML page and CSV)",
+        "._review",
+        "add_review_command",
+    ),
+    "calibrate": (
+        "fit the judge's confidence and decision to a person's labels",
+        "._calibrate",
+        "add_calibrate_command",
+    ),
+    "demo": ("score the bundled example dataset on the embedded judge, offline", "", ""),
+    "judge": ("the embedded local judge", "._judge", "add_judge_commands"),
+}
 
 _early.restore()  # the imports are done: from here on, main (and guarded) handle signals
 
@@ -42,13 +70,20 @@ _early.restore()  # the imports are done: from here on, main (and guarded) handl
 def main(argv: Sequence[str] | None = None) -> int:
     leave_quietly = _early.install()  # until guarded takes over
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
+        from ._exit import guarded
     finally:
         leave_quietly()
     return guarded(lambda: int(args.func(args)))
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command(argv: Sequence[str]) -> str | None:
+    """The command named on the line (the first word not an option), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _parser(command: str | None = None, *, everything: bool = False) -> argparse.ArgumentParser:
+    """The parser, with ``command``'s arguments (or every command's)."""
     parser = argparse.ArgumentParser(
         prog="ragrecall",
         description="Context recall for retrieval-augmented generation: eval scores a dataset "
@@ -59,22 +94,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ragrecall {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    add_eval_command(commands)
-    add_claims_command(commands)
-    add_generate_command(commands)
-    add_compare_command(commands)
-    add_review_command(commands)
-    add_calibrate_command(commands)
-    demo = commands.add_parser(
-        "demo", help="score the bundled example dataset on the embedded judge, offline"
-    )
-    demo.add_argument("--judge", default=None, help="'provider:model' (default: embedded judge)")
-    demo.set_defaults(func=_demo)
-    add_judge_commands(commands)
+    for name, (about, module, function) in _COMMANDS.items():
+        if name == "demo":
+            demo = commands.add_parser(name, help=about)
+            demo.add_argument(
+                "--judge", default=None, help="'provider:model' (default: embedded judge)"
+            )
+            demo.set_defaults(func=_demo)
+        elif everything or name == command:
+            add: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]
+            add = getattr(import_module(module, __name__), function)
+            add(commands)
+        else:
+            commands.add_parser(name, help=about)
     return parser
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from importlib import resources
+
+    from .._api import evaluate
+    from .._metrics.context_recall import ContextRecall
+    from ._exit import GATE_FAILED, OK
+    from ._text import PlainConsole
+
     console = PlainConsole()
     data = resources.files("ragrecall").joinpath("data/example.jsonl")
     with resources.as_file(data) as path:
@@ -89,6 +132,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 def print_report(report: EvaluationReport, console: Console | None = None) -> None:
     """Per-claim verdicts with their chunk and evidence, then the summary."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     for name, results in report.results.items():
         for sample, result in zip(report.samples, results, strict=True):

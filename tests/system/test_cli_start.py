@@ -1,0 +1,84 @@
+"""Ctrl-C or SIGTERM at any moment of a ``ragrecall eval`` run's first two seconds: exit 130 or
+143, at most one line on stderr, never a traceback (issue 43, part 3).
+
+The moment counts from when ``ragrecall.cli`` has started (``-X importtime`` reports its
+``_early`` module): before that the interpreter itself is starting (``site`` reads the
+installed packages' ``.pth`` files), and a signal there is Python's to handle, not ours. The
+judge is the keyword fake with a delay per call (``test_cli_kill:slow_judge``), so the later
+points land while samples are scored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.system  # signals sent to CLI processes
+
+ROOT = Path(__file__).resolve().parents[2]
+SIGINT_AT = (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 1.5, 2.0)
+SIGTERM_AT = (0.0, 0.1, 0.5, 2.0)
+
+
+def dataset(tmp_path: Path) -> Path:
+    data = tmp_path / "data.jsonl"
+    rows = [
+        {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}."]}
+        for i in range(40)
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return data
+
+
+def signalled(tmp_path: Path, sig: int, delay: float) -> tuple[int, list[str]]:
+    """The exit code and the stderr lines (``-X importtime``'s left out) of an eval run sent
+    ``sig`` ``delay`` seconds after ``ragrecall.cli`` started."""
+    argv = [sys.executable, "-X", "importtime", "-m", "ragrecall.cli", "eval"]
+    argv += [str(dataset(tmp_path)), "--judge-factory", "test_cli_kill:slow_judge"]
+    argv += ["--claim-mode", "sentences", "--no-progress"]
+    path = os.pathsep.join([str(ROOT / "testkit"), str(ROOT / "tests" / "system")])
+    process = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": path},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "ragrecall.cli._early" in line:
+            break
+    time.sleep(delay)
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=120)
+    return process.returncode, [
+        line for line in err.splitlines() if not line.startswith("import time:")
+    ]
+
+
+@pytest.mark.parametrize("delay", SIGINT_AT)
+def test_ctrl_c_in_the_first_two_seconds_exits_130_in_one_line(
+    tmp_path: Path, delay: float
+) -> None:
+    code, lines = signalled(tmp_path, signal.SIGINT, delay)
+    assert code == 130, lines
+    assert len(lines) <= 1 and not any("Traceback" in line for line in lines), lines
+    assert "interrupted" in lines[0]
+
+
+@pytest.mark.parametrize("delay", SIGTERM_AT)
+def test_sigterm_in_the_first_two_seconds_exits_143_in_one_line(
+    tmp_path: Path, delay: float
+) -> None:
+    code, lines = signalled(tmp_path, signal.SIGTERM, delay)
+    assert code == 143, lines
+    assert len(lines) <= 1 and not any("Traceback" in line for line in lines), lines
+    assert "terminated" in lines[0]
