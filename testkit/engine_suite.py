@@ -82,7 +82,7 @@ class EngineConformance:
         results = stopped.results["context_recall"]
         assert stopped.budget_spent and stopped.usage.calls == 5
         assert sum(r.status == "scored" for r in results) == 5
-        assert {r.reason for r in results if r.status == "unscorable"} == {
+        assert {r.reason for r in results if r.status == "not_reached"} == {
             "not scored: the budget was spent before it"
         }
         assert len(runner.stored()) == 5

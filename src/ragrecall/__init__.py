@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "ModelIntegrityError": "._core.errors",
     "RagrecallError": "._core.errors",
     "SampleError": "._core.errors",
-    "EvaluationReport": "._analysis.evaluation",
+    "EvaluationReport": "._report.evaluation",
     "ScoredSample": "._running.engines.stream",
     "aevaluate": "._api",
     "astream": "._api",
@@ -120,7 +120,6 @@ def __dir__() -> list[str]:
 
 if _typing.TYPE_CHECKING:
     from ._analysis.calibrate import calibrate
-    from ._analysis.evaluation import EvaluationReport
     from ._api import aevaluate, astream, evaluate
     from ._core.errors import (
         CalibrationError,
@@ -148,6 +147,7 @@ if _typing.TYPE_CHECKING:
     from ._io.traces import NotAssessed, TracedSamples, load_traces
     from ._metrics.base import Metric
     from ._metrics.claims.decompose import ClaimCache
+    from ._report.evaluation import EvaluationReport
     from ._running.engines.stream import ScoredSample
     from ._running.logger import RecallLogger
 

@@ -17,11 +17,11 @@ from typing import Any
 from ._analysis.answers import LabelSource
 from ._analysis.corrected import CorrectedMean
 from ._analysis.correction import Correction
-from ._analysis.evaluation import EvaluationReport, evaluation_report
 from ._core.schemas import Sample
 from ._io.samples import iter_samples, load_samples
 from ._judge.resolve import JudgeLike
 from ._metrics.context_recall import ContextRecall
+from ._report.evaluation import EvaluationReport, evaluation_report
 from ._running.budget import Budget
 from ._running.engines.base import Engine, Outcome, RunSettings
 from ._running.engines.batch.engine import BatchEngine, MetricFactory
@@ -100,8 +100,8 @@ def evaluate(
     results store (a JSONL file, on Ray a directory): each sample is written as it finishes,
     and a run again skips the samples already there unchanged (they are in the report too).
     ``max_calls`` / ``max_tokens``: no sample (or batch request) starts once its estimated
-    work would not fit; samples left unscored are unscorable in the report ("not scored ...")
-    and ``budget_spent`` is set. ``concurrency``: samples scored at once (the engine's).
+    work would not fit; samples left unscored are ``not_reached`` in the report
+    (``not_reached()``; not unscorable) and ``budget_spent`` is set. ``concurrency``: samples scored at once (the engine's).
     ``max_retries`` and ``timeout`` override every metric's own when given (the metrics are
     not changed). ``repeats`` judges each sample that many times: ``score`` is the mean,
     ``runs`` each run's score. ``notify`` hears what the run says (resuming, batches sent).

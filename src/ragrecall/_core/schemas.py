@@ -306,11 +306,14 @@ class ClaimVerdict(BaseModel):
 
 
 class RecallResult(BaseModel):
-    """The outcome for one sample. ``score`` is None exactly when ``status`` is unscorable."""
+    """The outcome for one sample. ``score`` is None exactly when ``status`` is not scored:
+    ``unscorable`` (the judge or the sample failed; ``reason`` says how) or ``not_reached``
+    (a budget stopped the run before the sample started: only in an ``EvaluationReport``,
+    never written to a results file)."""
 
     metric: str = "context_recall"
     score: float | None
-    status: Literal["scored", "unscorable"]
+    status: Literal["scored", "unscorable", "not_reached"]
     reason: str = ""
     claims: list[str] = Field(default_factory=list)
     verdicts: list[ClaimVerdict] = Field(default_factory=list)
@@ -352,5 +355,5 @@ class RecallResult(BaseModel):
             if self.score is None or not math.isfinite(self.score) or not 0 <= self.score <= 1:
                 raise ValueError(f"a scored result needs a score in [0, 1], got {self.score}")
         elif self.score is not None:
-            raise ValueError("an unscorable result has no score")
+            raise ValueError(f"a result {self.status} has no score")
         return self

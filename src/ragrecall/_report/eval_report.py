@@ -1,5 +1,7 @@
-"""The page of one ``eval`` run: summary, the means corrected by people's labels, histograms,
-a sortable table of the samples, and every claim with its verdict and cited evidence."""
+"""The page of one ``eval`` run (``eval --report`` and ``EvaluationReport.to_html`` both call
+``eval_report``): summary, the means corrected by people's labels, histograms, a sortable table
+of the samples, and every claim with its verdict and cited evidence. ``report_display`` is the
+small fragment a notebook shows for an ``EvaluationReport``."""
 
 from __future__ import annotations
 
@@ -8,12 +10,12 @@ from collections.abc import Sequence
 from html import escape
 
 from .._analysis.corrected import CorrectedMean
-from .._analysis.summary import summarize
-from .._core.schemas import ClaimVerdict, RecallResult, Sample
+from .._analysis.summary import RunSummary, summarize
+from .._core.schemas import ClaimVerdict, RecallResult, Sample, Usage
 from .._running.store import Record
 from .html import cell, fmt, highlight, histogram_svg, interval, page
 
-__all__ = ["corrected_html", "eval_report"]
+__all__ = ["corrected_html", "eval_report", "report_display"]
 
 
 def _chunk_text(sample: Sample, chunk_id: str) -> str | None:
@@ -78,9 +80,11 @@ def eval_report(
     *,
     title: str = "",
     corrected: Sequence[CorrectedMean] = (),
+    not_reached: int = 0,
 ) -> str:
     """The report of one ``eval`` run: summary, the means corrected by people's labels,
-    histograms, a sortable table, every claim."""
+    histograms, a sortable table, every claim. ``not_reached``: the samples a budget stopped
+    the run before (not in ``records``)."""
     ordered = sorted(records, key=lambda r: r.index)
     body = [f"<h1>ragrecall report{': ' + escape(title) if title else ''}</h1>"]
     rows = []
@@ -100,6 +104,8 @@ def eval_report(
         "<th>95% CI with judge uncertainty</th><th>scored</th><th>unscorable</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
+    if not_reached:
+        body.append(f'<p class="dim">{_not_reached_note(not_reached)}</p>')
     if corrected:
         body.append(corrected_html(corrected))
     body.append("<h2>Score distribution</h2>")
@@ -173,3 +179,67 @@ def corrected_html(corrected: Sequence[CorrectedMean]) -> str:
         f"<th>bias {level} interval</th><th>labels alone</th><th>labelled, not used</th>"
         f"<th>method</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
+
+
+def _not_reached_note(count: int) -> str:
+    return (
+        f"not reached: {count} samples (the budget was spent before they started; "
+        "neither scored nor unscorable)"
+    )
+
+
+_SMALL = "border-collapse:collapse;margin:.3rem 0"
+_CELL = "border:1px solid #d5d9e0;padding:.2rem .5rem;text-align:right"
+
+
+def report_display(
+    records: Sequence[Record],
+    metrics: Sequence[str],
+    *,
+    not_reached: int = 0,
+    usage: Usage | None = None,
+    cost: float | None = None,
+    worst: int = 5,
+) -> str:
+    """A notebook's view of a run: per metric its mean, 95% CI and counts (scored,
+    unscorable, not reached), the judge's usage and cost, and the ``worst`` lowest samples of
+    the first metric with their missing claims. Inline styles, no script, every text escaped."""
+    summary = RunSummary(metrics, worst)
+    for record in sorted(records, key=lambda r: r.index):
+        summary.add(record)
+    heads = ("metric", "mean", "95% CI", "scored", "unscorable", "not reached")
+    head = "".join(f'<th style="{_CELL}">{h}</th>' for h in heads)
+    rows = []
+    for s in summary.metrics:
+        ci = "" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
+        cells = (fmt(s.mean), ci, str(len(s.scores)), str(s.unscorable), str(not_reached))
+        rows.append(
+            f'<tr><td style="{_CELL};text-align:left">{escape(s.name)}</td>'
+            + "".join(f'<td style="{_CELL}">{escape(c)}</td>' for c in cells)
+            + "</tr>"
+        )
+    parts = [
+        f"<b>ragrecall: {summary.count} of {summary.count + not_reached} samples</b>",
+        f'<table style="{_SMALL}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+        "</tbody></table>",
+    ]
+    if usage is not None:
+        spent = f"judge calls {usage.calls}, tokens {usage.prompt_tokens} in, "
+        spent += f"{usage.completion_tokens} out"
+        spent += "" if cost is None else f", cost ${cost:.4f}"
+        parts.append(f"<div>this run: {escape(spent)}</div>")
+    lowest = summary.worst()
+    if lowest:
+        parts.append(f"<div><b>lowest {escape(metrics[0])}</b></div><ul>")
+        for r in lowest:
+            result = r.results[metrics[0]]
+            score = "unscorable" if result.score is None else f"{result.score:.2f}"
+            why = f" ({escape(result.reason)})" if result.score is None else ""
+            missing = "".join(f"<li>missing: {escape(c)}</li>" for c in result.missing)
+            parts.append(
+                f"<li>[{score}] #{r.index} {escape(r.sample.user_input or r.key)}{why}"
+                + (f"<ul>{missing}</ul>" if missing else "")
+                + "</li>"
+            )
+        parts.append("</ul>")
+    return f'<div class="ragrecall-report">{"".join(parts)}</div>'

@@ -81,7 +81,7 @@ class Run:
 
     def results(self, names: Sequence[str]) -> dict[str, list[RecallResult]]:
         """Per metric, one result per sample from the records kept (``keep``); a sample with
-        none is unscorable (``NOT_SCORED``)."""
+        none was never reached (status ``not_reached``, reason ``NOT_SCORED``)."""
         table: dict[str, list[RecallResult]] = {name: [] for name in names}
         for index in range(len(self.samples)):
             record = self.found.get(index)
@@ -106,4 +106,4 @@ class Run:
 
 
 def _not_scored(name: str) -> RecallResult:
-    return result_type(name)(metric=name, score=None, status="unscorable", reason=NOT_SCORED)
+    return result_type(name)(metric=name, score=None, status="not_reached", reason=NOT_SCORED)

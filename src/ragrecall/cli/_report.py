@@ -1,7 +1,9 @@
 """What ``eval`` prints when a run ends: the summary table, the means corrected by people's
 labels (``--labels``), the lowest samples with their missing claims, the noisiest across
-repeats, this run's judge usage, the HTML report and the JSON summary; then the gates
-(``--min-score``, ``--max-unscorable``, the budget) and the exit code."""
+repeats, this run's judge usage (and its cost where the judge's price is known), the HTML
+report and the JSON summary; then the gates (``--min-score``, ``--max-unscorable``, the budget)
+and the exit code. Samples a budget never reached are counted apart ("not reached"): neither
+scored nor unscorable, so ``--max-unscorable`` does not count them."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import argparse
 import json
 import statistics
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,6 +20,7 @@ from rich.table import Table
 from .._analysis.corrected import CorrectedMean
 from .._analysis.summary import RunSummary
 from .._core.schemas import Usage
+from .._metrics.estimate import known_price
 from .._report.eval_report import eval_report
 from .._running.budget import Budget
 from .._running.store import Record
@@ -38,6 +42,7 @@ def finish(
     corrected: Sequence[CorrectedMean] = (),
 ) -> int:
     console.print(_table(summary, total_samples, args.repeats))
+    not_reached = total_samples - summary.count
     for c in corrected:
         _print_corrected(c, console)
     _print_worst(summary, console)
@@ -47,14 +52,20 @@ def finish(
     console.print(
         f"this run: judge calls {u.calls} ({u.retries} retries), prompt tokens {u.prompt_tokens} "
         f"({u.cached_tokens} cached), completion tokens {u.completion_tokens}, "
-        f"{elapsed:.1f} s"
+        f"{elapsed:.1f} s" + _cost(u, args)
     )
     if args.out:
         console.print(f"results: {args.out}")
     unwritten: int | None = None
     if args.report:
         try:
-            page = eval_report(records, summary.names, title=str(args.data), corrected=corrected)
+            page = eval_report(
+                [_with_answer_intervals(r, corrected) for r in records],
+                summary.names,
+                title=str(args.data),
+                corrected=corrected,
+                not_reached=not_reached,
+            )
             args.report.write_text(page, "utf-8")
             console.print(f"report: {args.report}")
         except OSError as err:
@@ -90,9 +101,11 @@ def finish(
         console.print(
             f"[yellow]stopped at the budget[/] (--max-calls {args.max_calls}, "
             f"--max-tokens {args.max_tokens}): {summary.count} of {total_samples} "
-            "samples done; a sample starts only if its estimated calls fit"
+            f"samples done, {not_reached} not reached; a sample starts only if its estimated "
+            "calls fit"
             + (f"; {over} over: samples in flight spent more than estimated" if over else "")
-            + (f"; run again to resume from {args.out}" if args.out else "")
+            + (f"; run again to resume from {args.out}" if args.out else ""),
+            soft_wrap=True,
         )
         return BUDGET_STOPPED
     for failure in failures:
@@ -147,6 +160,9 @@ def _table(summary: RunSummary, total_samples: int, repeats: int) -> Table:
     )
     for column in ("metric", "mean", "95% CI", "scored", "unscorable"):
         table.add_column(column, justify="left" if column == "metric" else "right")
+    not_reached = total_samples - summary.count
+    if not_reached:
+        table.add_column("not reached", justify="right")
     with_judge = any(s.ci_with_judge is not None for s in summary.metrics)
     if with_judge:
         table.add_column("95% CI with judge uncertainty", justify="right")
@@ -162,6 +178,8 @@ def _table(summary: RunSummary, total_samples: int, repeats: int) -> Table:
             str(len(s.scores)),
             f"{s.unscorable} ({s.unscorable_share:.0%})",
         ]
+        if not_reached:
+            row.append(str(not_reached))
         if with_judge:
             both = s.ci_with_judge
             row.append("" if both is None else f"[{both[0]:.3f}, {both[1]:.3f}]")
@@ -186,6 +204,7 @@ def summary_json(
             "ci95": None if ci is None else list(ci),
             "scored": len(s.scores),
             "unscorable": s.unscorable,
+            "not_reached": total_samples - summary.count,
         }
     return {
         "samples": total_samples,
@@ -229,3 +248,26 @@ def _print_corrected(c: CorrectedMean, console: Console) -> None:
     for count, what in notes:
         if count:
             console.print(f"  [yellow]{count}[/] {what}", highlight=False, soft_wrap=True)
+
+
+def _cost(usage: Usage, args: argparse.Namespace) -> str:
+    """The text ", cost $X (at IN/OUT USD per M tokens)" where the judge's price is known (its list
+    price, as the dry run takes it, or ``--price-in`` / ``--price-out``), else ""."""
+    known = known_price(getattr(args, "judge", None)) or (0.0, 0.0)
+    given = getattr(args, "price_in", None), getattr(args, "price_out", None)
+    price_in = known[0] if given[0] is None else float(given[0])
+    price_out = known[1] if given[1] is None else float(given[1])
+    if not (price_in or price_out):
+        return ""
+    cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+    return f", cost ${cost:.4f} (at {price_in}/{price_out} USD per M tokens)"
+
+
+def _with_answer_intervals(record: Record, corrected: Sequence[CorrectedMean]) -> Record:
+    """``record`` with each labelled metric's result taking its split-conformal interval, as
+    ``evaluate``'s report holds it (so both pages show the same)."""
+    results = dict(record.results)
+    for c in corrected:
+        if c.metric in results:
+            results[c.metric] = c.answer_interval(results[c.metric])
+    return replace(record, results=results)

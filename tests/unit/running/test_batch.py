@@ -129,7 +129,7 @@ def test_the_budget_stops_sending_and_a_run_again_goes_on(tmp_path: Path) -> Non
         assert report.usage.calls <= REFERENCES + 5
         scored = sum(r.status == "scored" for r in results)
         assert scored >= 10  # 2 calls a sample (its reference's claims, its verdicts)
-        assert {r.reason for r in results if r.status == "unscorable"} == {
+        assert {r.reason for r in results if r.status == "not_reached"} == {
             "not scored: the budget was spent before it"
         }
         assert len(lines(out)) == scored
