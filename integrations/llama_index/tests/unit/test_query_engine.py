@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import RESPONSE_TYPE
 from llama_index.core.query_engine import CustomQueryEngine
@@ -83,3 +84,15 @@ def test_default_metric_is_context_recall(query_engine: BaseQueryEngine) -> None
     report = evaluate_query_engine(query_engine, [{"query": "q?"}])
     assert list(report.results) == ["context_recall"]
     assert report.results["context_recall"][0].reason == "no claims: the reference is empty"
+
+
+def test_judge_builds_the_default_metric(
+    query_engine: BaseQueryEngine, dataset: list[dict[str, Any]]
+) -> None:
+    report = evaluate_query_engine(query_engine, dataset, judge=ScriptedJudge())
+    assert [r.score for r in report.results["context_recall"]] == [0.5, 1.0, 0.5]
+
+
+def test_judge_and_metrics_together_are_refused(query_engine: BaseQueryEngine) -> None:
+    with pytest.raises(ValueError, match=r"give judge= or metrics=, not both"):
+        evaluate_query_engine(query_engine, [{"query": "q?"}], [recall()], judge=ScriptedJudge())

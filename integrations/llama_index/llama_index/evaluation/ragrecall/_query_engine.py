@@ -13,6 +13,7 @@ import ragrecall
 from ragrecall import ContextRecall, EvaluationReport, Metric, RecallResult, Sample, Usage
 from ragrecall.adapters import blocking
 
+from ._judge import EvaluatorJudge, as_judge
 from ._nodes import chunks_from_nodes, response_text, source_nodes
 
 __all__ = ["aevaluate_query_engine", "evaluate_query_engine"]
@@ -25,6 +26,7 @@ async def aevaluate_query_engine(
     dataset: Any,
     metrics: Sequence[Metric[RecallResult]] | None = None,
     *,
+    judge: EvaluatorJudge = None,
     concurrency: int | None = None,
     column_map: Mapping[str, str] | None = None,
     max_retries: int | None = None,
@@ -36,15 +38,24 @@ async def aevaluate_query_engine(
     ``dataset``: anything ``ragrecall.load_samples`` reads (dicts with ``query``/``user_input``
     and ``reference``, Samples, a DataFrame, a file path). Each sample gets the engine's
     answer as ``response`` and its source nodes, best first, as chunks carrying node id,
-    score, rank and metadata. ``metrics`` default to ``[ContextRecall()]``; ``concurrency``
+    score, rank and metadata. ``metrics`` default to ``[ContextRecall(judge=judge)]``, where
+    ``judge`` is what an evaluator's ``judge=`` takes (a LlamaIndex LLM such as
+    ``Settings.llm``, a LangChain chat model, ``"provider:model"``, or None for the embedded
+    judge); metrics you give carry their own judges, so ``judge`` with ``metrics`` is refused.
+    ``concurrency``
     bounds both the queries (default 4) and the scoring (default: ragrecall's). A question
     the engine fails on is unscorable in every metric, with the error as its reason.
     ``max_retries`` and ``timeout`` override the metrics' own when given.
     ``evaluate_query_engine`` is the blocking twin (it works inside notebooks too).
     """
+    if metrics and judge is not None:
+        raise ValueError(
+            "evaluate_query_engine: give judge= or metrics=, not both (a metric carries its "
+            "own judge: metrics=[ContextRecall(judge=...)])"
+        )
     start = time.perf_counter()
     samples = ragrecall.load_samples(dataset, column_map)
-    metrics = list(metrics) if metrics else [ContextRecall()]
+    metrics = list(metrics) if metrics else [ContextRecall(judge=as_judge(judge))]
     answered = await _answer(query_engine, samples, concurrency)
     ok = [a for a in answered if isinstance(a, Sample)]
     report = None
