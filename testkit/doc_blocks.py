@@ -1,9 +1,15 @@
 """The documentation's ```python blocks, page by page: how they are found and marked, the
 pinned counts of each page, and running a page's blocks in one namespace (for
-tests/unit/project/test_docs.py and, with the embedded judge, tests/judge/test_docs_judge.py)."""
+tests/unit/project/test_docs.py and, with the embedded judge, tests/judge/test_docs_judge.py).
+
+A ```text block right after a python block (blank lines between at most) is what that block
+prints: the runner checks it, exactly, except that ``...`` stands for any text (for numbers that
+vary, or long lines the page shortens)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import textwrap
@@ -20,8 +26,8 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "compare.md": (1, 0),
     "generate.md": (1, 1),
     "getting-started.md": (3, 1),
-    "integrations/langchain.md": (1, 3),
-    "integrations/llama-index.md": (0, 2),
+    "integrations/langchain.md": (4, 1),
+    "integrations/llama-index.md": (2, 0),
     "integrations/mlflow.md": (0, 2),
     "integrations/phoenix.md": (0, 3),
     "judges.md": (3, 0),
@@ -60,6 +66,7 @@ class Block:
     line: int
     code: str
     skip: str | None
+    output: str | None = None  # what the block prints, from the ```text block after it
 
 
 def blocks(path: Path) -> list[Block]:
@@ -81,7 +88,8 @@ def blocks(path: Path) -> list[Block]:
             end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
             if fence.group(1) == "python":
                 code = textwrap.dedent("\n".join(lines[i + 1 : end]))
-                found.append(Block(page, i + 1, code, marker[1] if marker else None))
+                output, end = _output_after(lines, end)
+                found.append(Block(page, i + 1, code, marker[1] if marker else None, output))
             elif marker is not None:
                 raise AssertionError(
                     f"{page}:{marker[0] + 1}: a skip marker before a non-python block"
@@ -91,6 +99,29 @@ def blocks(path: Path) -> list[Block]:
         i += 1
     assert marker is None, f"{page}: a skip marker at the end of the page"
     return found
+
+
+def _output_after(lines: list[str], end: int) -> tuple[str | None, int]:
+    """The ```text block that follows line ``end`` (blank lines between at most), and where
+    it ends; or None and ``end``."""
+    start = end + 1
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start == len(lines) or lines[start].strip() != "```text":
+        return None, end
+    close = next(j for j in range(start + 1, len(lines)) if lines[j].strip() == "```")
+    return textwrap.dedent("\n".join(lines[start + 1 : close])), close
+
+
+def printed_matches(expected: str, printed: str) -> bool:
+    """Whether ``printed`` is ``expected``, where ``...`` in ``expected`` stands for any text
+    (trailing blank lines and spaces at line ends aside)."""
+    expected, printed = (
+        "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+        for text in (expected, printed)
+    )
+    pattern = ".*?".join(re.escape(part) for part in expected.split("..."))
+    return re.fullmatch(pattern, printed, re.DOTALL) is not None
 
 
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
@@ -127,9 +158,16 @@ def run_blocks(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, also:
     for block in blocks(DOCS / page):
         if block.skip is not None and block.skip != also:
             continue
+        printed = io.StringIO()
         try:
-            exec(compile(block.code, f"docs/{page}:{block.line}", "exec"), namespace)
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block.code, f"docs/{page}:{block.line}", "exec"), namespace)
         except Exception as error:
             raise AssertionError(f"docs/{page}:{block.line}: {error!r}") from error
+        if block.output is not None and not printed_matches(block.output, printed.getvalue()):
+            raise AssertionError(
+                f"docs/{page}:{block.line} printed:\n{printed.getvalue()}\n"
+                f"the page shows:\n{block.output}"
+            )
         ran += 1
     return ran

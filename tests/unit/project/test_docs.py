@@ -18,11 +18,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from doc_blocks import DOCS, EXPECTED, PAGES, REASONS, blocks, run_blocks
+from doc_blocks import DOCS, EXPECTED, PAGES, REASONS, blocks, printed_matches, run_blocks
 
 
 def test_every_page_is_pinned() -> None:
     assert sorted(EXPECTED) == [p for p in PAGES if blocks(DOCS / p)]
+
+
+def test_printed_output_is_matched_exactly_but_for_the_ellipsis() -> None:
+    assert printed_matches("0.67 True\n", "0.67 True\n\n")
+    assert not printed_matches("0.67 True", "0.68 True")
+    assert printed_matches("{'context_recall': 0.666...}", "{'context_recall': 0.6666666666666666}")
+    assert not printed_matches("{'context_recall': 0.666...}", "{'context_recall': 1.0}")
+
+
+def test_a_text_block_after_a_python_block_is_its_output() -> None:
+    (first, *_) = blocks(DOCS / "integrations/llama-index.md")
+    assert first.output is not None and first.output.startswith("0.67 True\n2/3 claims")
+    assert all(b.output is None for b in blocks(DOCS / "integrations/mlflow.md"))
 
 
 def test_skip_reasons_are_known() -> None:
