@@ -11,7 +11,9 @@ Sample that may also carry ``reference_claims`` (which skips decomposition).
 the query text or run id: the same queries are scored run after run.
 
 ``error_type`` is an unscorable result's class of failure, for a host's error field (OTel's
-``error.type``, MLflow's ``AssessmentError.error_code``).
+``error.type``, MLflow's ``AssessmentError.error_code``); ``explanation`` the result in words
+and ``claim_metadata`` its per-claim verdicts as fields, as MLflow, Phoenix and the traces'
+write-back all carry them.
 """
 
 import typing as _typing
@@ -24,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "References": "ragrecall._io.references",
     "as_reference": "ragrecall._io.references",
     "error_type": "ragrecall._io.references",
+    "claim_metadata": "ragrecall._io.traces.explain",
+    "explanation": "ragrecall._io.traces.explain",
     "blocking": "ragrecall._running.loop",
     "RunTree": "ragrecall._running.sampling",
     "SampleKey": "ragrecall._running.sampling",
@@ -37,6 +41,7 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:
     from ._io.references import ReferenceBook, References, as_reference, error_type
+    from ._io.traces.explain import claim_metadata, explanation
     from ._running.loop import blocking
     from ._running.sampling import RunTree, SampleKey, check_rate, sampled
 
@@ -48,6 +53,8 @@ __all__ = [
     "as_reference",
     "blocking",
     "check_rate",
+    "claim_metadata",
     "error_type",
+    "explanation",
     "sampled",
 ]

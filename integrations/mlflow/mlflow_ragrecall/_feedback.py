@@ -1,16 +1,18 @@
-"""ragrecall results as MLflow ``Feedback``: the score as the value, the per-claim verdicts
-(or per-chunk, per-sub-question, per-item ones) as the rationale; an unscorable result is a
-Feedback with an ``AssessmentError`` whose code says what kind of failure it was."""
+"""ragrecall results as MLflow ``Feedback``: the score as the value, the result in words as the
+rationale (``ragrecall.adapters.explanation``: per claim, chunk, sub-question or item), the
+per-claim verdicts also as fields in the metadata (``verdicts``: a JSON list of claim,
+supported, chunk_ids, evidence, p_supported); an unscorable result is a Feedback with an
+``AssessmentError`` whose code says what kind of failure it was."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
 
 from mlflow.entities import AssessmentError, AssessmentSource, AssessmentSourceType, Feedback
 from mlflow.genai.scorers import FRAMEWORK_METADATA_KEY
 
 from ragrecall import RecallResult
-from ragrecall.adapters import error_type
+from ragrecall.adapters import claim_metadata, error_type, explanation
 
 __all__ = ["FRAMEWORK", "as_feedback", "rationale", "unscorable_feedback"]
 
@@ -33,6 +35,8 @@ def as_feedback(name: str, result: RecallResult, span_id: str | None = None) -> 
     if result.claims:
         metadata["claims"] = str(len(result.claims))
         metadata["missing"] = str(len(result.missing))
+    if result.verdicts:  # MLflow's metadata holds text: the verdicts as one JSON list
+        metadata["verdicts"] = json.dumps(claim_metadata(result), ensure_ascii=False)
     if result.claim_set is not None:
         metadata["claim_set"] = result.claim_set
     for key in _NUMBERS:
@@ -46,7 +50,7 @@ def as_feedback(name: str, result: RecallResult, span_id: str | None = None) -> 
         return Feedback(
             name=name,
             error=error,
-            rationale=f"Unscorable: {result.reason}",
+            rationale=explanation(result),
             source=source,
             metadata=metadata,
             span_id=span_id,
@@ -74,45 +78,6 @@ def unscorable_feedback(name: str, reason: str, code: str, span_id: str | None =
 
 
 def rationale(result: RecallResult) -> str:
-    """The score in words, then one line per claim (supported: by which chunk, with what
-    quote; not: why), or per chunk, sub-question or relevant item for the metrics that have
-    those instead."""
-    lines = []
-    if result.claims:
-        supported = len(result.claims) - len(result.missing)
-        lines.append(f"{supported} of {len(result.claims)} claims supported.")
-    else:
-        lines.append(f"Score {result.score:.2f}.")
-    if result.reason:
-        lines.append(f"Note: {result.reason}")
-    for v in result.verdicts:
-        if v.attributed:
-            quote = f': "{v.evidence}"' if v.evidence else ""
-            lines.append(f"- supported: {v.claim} (chunk {', '.join(v.chunk_ids)}{quote})")
-        else:
-            lines.append(f"- missing: {v.claim} ({v.reason or 'no chunk supports it'})")
-    for item in _details(result, "sub_questions"):
-        found = "answered" if item.answerable else "not answered"
-        where = f" by chunk {', '.join(item.chunk_ids)}" if item.chunk_ids else ""
-        lines.append(f"- {found}{where}: {item.question}" + _why(item))
-    for item in _details(result, "chunks"):
-        verdict = "relevant" if item.relevant else "not relevant"
-        if getattr(item, "reflected", None) is not None:
-            verdict += ", reflected" if item.reflected else ", not reflected"
-        lines.append(f"- chunk {item.chunk_id}: {verdict}" + _why(item, verdict))
-    for item in _details(result, "items"):
-        name = item.id or item.text or "?"
-        found = f"retrieved at rank {item.rank}" if item.retrieved else "not retrieved"
-        lines.append(f"- relevant {name}: {found}")
-    return "\n".join(lines)
-
-
-def _details(result: RecallResult, field: str) -> list[Any]:
-    value = getattr(result, field, None)
-    return list(value) if isinstance(value, list) else []
-
-
-def _why(item: Any, verdict: str = "") -> str:
-    """The item's reason, unless it only repeats the verdict."""
-    reason = getattr(item, "reason", "")
-    return f" ({reason})" if reason and reason != verdict else ""
+    """The result in words: ``ragrecall.adapters.explanation``, the wording Phoenix and the
+    traces' write-back share."""
+    return explanation(result)

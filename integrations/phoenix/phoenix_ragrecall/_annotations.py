@@ -2,7 +2,9 @@
 
 Phoenix takes evaluations through its span-annotations API, not from span attributes: these
 functions turn results into ``SpanAnnotationData`` (name, annotator kind, result: score,
-label, explanation; the metadata says ``error.type`` where a sample was unscorable) and post
+label, explanation (``ragrecall.adapters.explanation``); the metadata holds ``verdicts``, one
+dict per claim: claim, supported, chunk_ids, evidence, p_supported, and ``error.type`` where
+a sample was unscorable) and post
 them with ``phoenix.client.Client().spans.log_span_annotations``.
 
 - From Python: ``log_span_annotations(traced, report)`` with ``traced =
@@ -76,6 +78,7 @@ def annotations_from_traces_out(path: str | os.PathLike[str]) -> list[SpanAnnota
                 "explanation": fields.get("gen_ai.evaluation.explanation"),
                 "annotator_kind": _kind(attributes, fields.get("gen_ai.evaluation.name")),
                 "error_type": fields.get("error.type"),
+                "verdicts": json.loads(fields.get("ragrecall.evaluation.verdicts") or "[]"),
             }
             annotations.append(_annotation(_hex_id(str(span.get("spanId", ""))), evaluation))
     return annotations
@@ -97,16 +100,18 @@ def _annotation(span_id: str, evaluation: Mapping[str, Any]) -> SpanAnnotationDa
     if evaluation.get("explanation"):
         result["explanation"] = str(evaluation["explanation"])
     kind = evaluation.get("annotator_kind")
-    annotation: SpanAnnotationData = {
+    metadata: dict[str, Any] = {"source": "ragrecall"}
+    if evaluation.get("error_type"):
+        metadata["error.type"] = evaluation["error_type"]
+    if evaluation.get("verdicts"):
+        metadata["verdicts"] = list(evaluation["verdicts"])
+    return {
         "name": str(evaluation["name"]),
         "annotator_kind": cast(AnnotatorKind, kind if kind in ("LLM", "CODE") else "CODE"),
         "span_id": span_id,
         "result": result,
-        "metadata": {"source": "ragrecall"},
+        "metadata": metadata,
     }
-    if evaluation.get("error_type"):
-        annotation["metadata"] = {"source": "ragrecall", "error.type": evaluation["error_type"]}
-    return annotation
 
 
 def _post(annotations: list[SpanAnnotationData], client: Client | None, sync: bool) -> int:

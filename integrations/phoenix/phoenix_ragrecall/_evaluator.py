@@ -23,7 +23,7 @@ from ragrecall import (
     RetrievalRecall,
     Sample,
 )
-from ragrecall.adapters import error_type
+from ragrecall.adapters import claim_metadata, error_type, explanation
 from ragrecall.engines import metric_classes
 
 __all__ = ["RecallEvaluator", "RecallInput", "explanation"]
@@ -103,28 +103,11 @@ class RecallEvaluator(Evaluator):
         return Score(
             name=self.name,
             label="unscorable",
-            explanation=reason,
+            explanation=f"Unscorable: {reason}",
             metadata={**metadata, "error.type": code},
             kind=self.kind,
             direction=self.direction,
         )
-
-
-def explanation(result: RecallResult) -> str:
-    """The score in words, then one line per claim: supported by which chunk with what
-    quote, or missing and why."""
-    if not result.claims:
-        return f"Score {result.score:.2f}." + (f" Note: {result.reason}" if result.reason else "")
-    lines = [
-        f"{len(result.claims) - len(result.missing)} of {len(result.claims)} claims supported."
-    ]
-    for v in result.verdicts:
-        if v.attributed:
-            quote = f': "{v.evidence}"' if v.evidence else ""
-            lines.append(f"- supported: {v.claim} (chunk {', '.join(v.chunk_ids)}{quote})")
-        else:
-            lines.append(f"- missing: {v.claim} ({v.reason or 'no chunk supports it'})")
-    return "\n".join(lines)
 
 
 def _build(name: str, judge: Judge, options: dict[str, Any]) -> Metric[RecallResult]:
@@ -173,6 +156,8 @@ def _metadata(result: RecallResult) -> dict[str, Any]:
     if result.claims:
         metadata["claims"] = len(result.claims)
         metadata["missing"] = result.missing
+    if result.verdicts:
+        metadata["verdicts"] = claim_metadata(result)
     if result.claim_set is not None:
         metadata["claim_set"] = result.claim_set
     return metadata

@@ -84,6 +84,9 @@ SUBMODULES = {
     "ragrecall.adapters": [
         "ReferenceBook", "References", "RunTree", "SampleKey", "as_reference", "blocking",
         "check_rate", "error_type", "sampled",
+        # explanation, claim_metadata: the one wording and per-claim fields MLflow, Phoenix and
+        # the traces' write-back share
+        "claim_metadata", "explanation",
     ],
 }
 # fmt: on

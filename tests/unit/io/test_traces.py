@@ -24,7 +24,7 @@ from ragrecall import (
     evaluate,
     load_traces,
 )
-from ragrecall.adapters import error_type
+from ragrecall.adapters import error_type, explanation
 from ragrecall.cli import main
 
 TEXTS = {
@@ -148,14 +148,14 @@ def test_unscorable_results_and_documents_without_ids(tmp_path: Path) -> None:
     assert written == {
         "evaluations.0.evaluation.name": "retrieval_recall",
         "evaluations.0.evaluation.label": "unscorable",
-        "evaluations.0.evaluation.explanation": report.results["retrieval_recall"][0].reason,
+        "evaluations.0.evaluation.explanation": explanation(report.results["retrieval_recall"][0]),
         "evaluations.0.evaluation.annotator_kind": "CODE",
     }
     (event,) = [e for e in span.events if e.name == "gen_ai.evaluation.result"]
     assert {a.key: a.value.string_value for a in event.attributes} == {
         "gen_ai.evaluation.name": "retrieval_recall",
         "gen_ai.evaluation.score.label": "unscorable",
-        "gen_ai.evaluation.explanation": report.results["retrieval_recall"][0].reason,
+        "gen_ai.evaluation.explanation": explanation(report.results["retrieval_recall"][0]),
         "error.type": "_OTHER",  # no exception: the sample lacked what recall needs
     }
 

@@ -20,6 +20,7 @@ from openinference.instrumentation.langchain import LangChainInstrumentor
 from otlp_export import otlp_json, otlp_lines, parse_otlp, recording
 
 from ragrecall import ClaimCache, ContextRecall, RetrievalRecall, evaluate, load_traces
+from ragrecall.adapters import explanation
 from ragrecall.testing import ScriptedJudge
 
 RELEVANT = {
@@ -141,16 +142,21 @@ def test_scores_written_back_as_evaluations(
     ]
     first = retrievers[0]
     attributes = {a.key: a.value for a in first.attributes}
-    result = report.results["context_recall"][0]
+    result, listed = report.results["context_recall"][0], report.results["retrieval_recall"][0]
     expected = get_evaluation_attributes(
         evaluations=[
             {
                 "name": "context_recall",
                 "score": result.score,
-                "explanation": result.reason,
+                "explanation": explanation(result),
                 "annotator_kind": "LLM",
             },
-            {"name": "retrieval_recall", "score": 1.0, "annotator_kind": "CODE"},
+            {
+                "name": "retrieval_recall",
+                "score": 1.0,
+                "explanation": explanation(listed),
+                "annotator_kind": "CODE",
+            },
         ]
     )
     found = {k: _plain(v) for k, v in attributes.items() if k.startswith("evaluations.")}

@@ -4,6 +4,7 @@ judge that is down are Feedback with an error, never an exception."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -49,6 +50,13 @@ def test_context_recall_feedback_cites_the_documents_ids(judge: Any) -> None:
     assert feedback.metadata is not None
     assert feedback.metadata["mlflow.scorer.framework"] == "ragrecall"
     assert (feedback.metadata["claims"], feedback.metadata["missing"]) == ("2", "1")
+    # the verdicts as fields too, one JSON list (MLflow's metadata holds text)
+    assert json.loads(feedback.metadata["verdicts"]) == [
+        {"claim": "The Eiffel Tower is in Paris.", "supported": True, "chunk_ids": ["eiffel"],
+         "evidence": "The Eiffel Tower is in Paris.", "p_supported": None},
+        {"claim": "The Eiffel Tower was finished in 1889.", "supported": False, "chunk_ids": [],
+         "evidence": None, "p_supported": None},
+    ]  # fmt: skip
     assert feedback.span_id is None  # read from the inputs, not from a span
 
 

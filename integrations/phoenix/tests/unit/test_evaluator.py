@@ -47,9 +47,14 @@ def test_evaluate_dataframe_scores_each_row(judge: Any) -> None:
         "- missing: The Eiffel Tower was finished in 1889. (the judge found no support)",
     ]
     assert eiffel["metadata"]["missing"] == ["The Eiffel Tower was finished in 1889."]
+    verdicts = eiffel["metadata"]["verdicts"]
+    assert [(v["claim"], v["supported"], v["chunk_ids"]) for v in verdicts] == [
+        ("The Eiffel Tower is in Paris.", True, ["eiffel"]),
+        ("The Eiffel Tower was finished in 1889.", False, []),
+    ]
     assert cats["score"] == 1.0
     assert empty.get("score") is None and empty["label"] == "unscorable"
-    assert empty["explanation"] == "no claims: the reference is empty"
+    assert empty["explanation"] == "Unscorable: no claims: the reference is empty"
     assert empty["metadata"]["error.type"] == "_OTHER"
 
 

@@ -21,6 +21,7 @@ from ragrecall._io.references import ReferenceBook, error_type
 
 from ..safe import loads, regular_file
 from ..samples import iter_rows, load_samples
+from .explain import claim_metadata, explanation
 from .langsmith import is_run, run_spans
 from .otlp import Evaluation, OtlpFile, read_otlp
 from .spans import Document, Retrieval, Span, retrievals
@@ -87,8 +88,9 @@ class TracedSamples:
     def span_evaluations(self, results: Results) -> dict[tuple[str, str], list[Evaluation]]:
         """Each retriever span's results, by ``(trace_id, span_id)`` (a LangSmith export's
         run ids): per metric a dict of ``name``, ``score`` (None where unscorable), ``label``
-        (``"unscorable"``, else None), ``explanation`` (the missing claims, or the reason),
-        ``annotator_kind`` (``"LLM"`` or ``"CODE"``) and ``error_type`` (unscorable only), as
+        (``"unscorable"``, else None), ``explanation`` (``ragrecall.adapters.explanation``),
+        ``annotator_kind`` (``"LLM"`` or ``"CODE"``), ``error_type`` (unscorable only) and
+        ``verdicts`` (``claim_metadata``: claim, supported, chunk_ids, evidence, p_supported), as
         ``write_scores`` writes them and a tracing tool's annotations take them.
         ``results`` as for ``write_scores``."""
         rows: Sequence[Mapping[str, RecallResult] | None]
@@ -291,17 +293,12 @@ def _chunk(doc: Document, rank: int, texts: Mapping[str, str], missing: dict[str
 
 
 def _evaluation(name: str, result: RecallResult) -> Evaluation:
-    if result.status == "unscorable":
-        explanation, label = result.reason, "unscorable"
-    elif result.missing:
-        explanation, label = "missing: " + json.dumps(result.missing, ensure_ascii=False), None
-    else:
-        explanation, label = result.reason, None
     return {
         "name": name,
         "score": None if result.score is None else float(result.score),
-        "label": label,
-        "explanation": explanation,
+        "label": "unscorable" if result.status == "unscorable" else None,
+        "explanation": explanation(result),
         "annotator_kind": "LLM" if result.judge is not None else "CODE",
         "error_type": error_type(result),
+        "verdicts": claim_metadata(result),
     }

@@ -29,7 +29,7 @@ __all__ = ["Evaluation", "OtlpFile", "read_otlp"]
 _DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)")
 
 Evaluation = dict[str, Any]  # name, score (None: unscorable), explanation, annotator_kind,
-# error_type (unscorable only)
+# error_type (unscorable only), verdicts (per claim: ragrecall.adapters.claim_metadata)
 
 
 class OtlpFile:
@@ -277,12 +277,14 @@ def _annotate(raw: dict[str, Any], evaluations: Sequence[Evaluation]) -> None:
             "annotator_kind": ev.get("annotator_kind"),
         }
         attributes.extend(_attribute(prefix + k, v) for k, v in fields.items() if v is not None)
+        verdicts = json.dumps(ev["verdicts"], ensure_ascii=False) if ev.get("verdicts") else None
         event = {
             "gen_ai.evaluation.name": ev["name"],
             "gen_ai.evaluation.score.value": ev.get("score"),
             "gen_ai.evaluation.score.label": ev.get("label"),
             "gen_ai.evaluation.explanation": ev.get("explanation") or None,
             "error.type": ev.get("error_type"),  # unscorable: what kind of failure
+            "ragrecall.evaluation.verdicts": verdicts,  # per claim, as JSON
         }
         events.append(
             {
