@@ -87,33 +87,49 @@ def evaluate(
     notify: Callable[[str], None] | None = None,
     labels: LabelSource | Sequence[LabelSource] | None = None,
 ) -> EvaluationReport:
-    """Score every sample of ``dataset`` with every metric (default: ContextRecall()).
+    """Score every sample of ``dataset`` with every metric (default: ``ContextRecall()``).
 
-    ``dataset``: a list of dicts or Samples, a pandas DataFrame, a Hugging Face Dataset, or a
-    path to a .jsonl/.json/.csv/.parquet file or a directory of them. ``metrics``: metric
-    objects, registered names, ``MetricSpec``s or factories taking the judge (which an engine
-    that builds its own metrics needs). Judge failures make a sample unscorable; they never
-    stop the batch.
+    Judge failures make a sample unscorable; they never stop the batch. ``evaluate`` blocks
+    (and works inside notebooks); ``aevaluate`` is its async twin and ``astream`` its
+    streaming one.
 
-    ``engine``: where to score (default ``LocalEngine()``: this process; ``BatchEngine``: the
-    provider's Batch API; ``ragrecall.ray.RayEngine``: a Ray cluster). ``out``: the engine's
-    results store (a JSONL file, on Ray a directory): each sample is written as it finishes,
-    and a run again skips the samples already there unchanged (they are in the report too).
-    ``max_calls`` / ``max_tokens``: no sample (or batch request) starts once its estimated
-    work would not fit; samples left unscored are ``not_reached`` in the report
-    (``not_reached()``; not unscorable) and ``budget_spent`` is set. ``concurrency``: samples scored at once (the engine's).
-    ``max_retries`` and ``timeout`` override every metric's own when given (the metrics are
-    not changed). ``repeats`` judges each sample that many times: ``score`` is the mean,
-    ``runs`` each run's score. ``notify`` hears what the run says (resuming, batches sent).
-    ``evaluate`` blocks (and works inside notebooks); ``aevaluate`` is its async twin and
-    ``astream`` its streaming one.
+    Args:
+        dataset: a list of dicts or ``Sample``s, a pandas DataFrame, a Hugging Face Dataset,
+            or a path to a .jsonl/.json/.csv/.parquet file or a directory of them.
+        metrics: metric objects, registered names, ``MetricSpec``s or factories taking the
+            judge (which an engine that builds its own metrics needs); default
+            ``[ContextRecall()]``.
+        out: the engine's results store (a JSONL file, on Ray a directory): each sample is
+            written as it finishes, and a run again skips the samples already there
+            unchanged (they are in the report too).
+        max_calls: the judge budget in calls: no sample (or batch request) starts once its
+            estimated work would not fit; samples left unscored are ``not_reached`` in the
+            report (``not_reached()``; not unscorable) and ``budget_spent`` is set.
+        max_tokens: the judge budget in tokens, likewise.
+        engine: where to score (default ``LocalEngine()``: this process; ``BatchEngine``:
+            the provider's Batch API; ``ragrecall.ray.RayEngine``: a Ray cluster).
+        column_map: your column names mapped to ours (``{"gold": "reference"}``).
+        concurrency: samples scored at once (default: the engine's).
+        max_retries: overrides every metric's own when given (the metrics are not changed).
+        timeout: seconds per judge call; overrides every metric's own when given.
+        repeats: judges each sample that many times: ``score`` is the mean, ``runs`` each
+            run's score.
+        show_progress: a progress bar (default: when stderr is a terminal).
+        notify: hears what the run says (resuming, batches sent).
+        labels: people's labels of whole answers (a labels file from the page of
+            ``ragrecall review RESULTS --answers N``, its CSV, a list of files or of
+            ``Label``s): the report's ``corrected`` then holds, per metric labelled, the
+            judge's mean corrected by them (``ppi_mean``, a 90 % interval), the judge's
+            measured bias with its interval, and the labels that matched no sample.
 
-    ``labels``: people's labels of whole answers (a labels file from the page of ``ragrecall
-    review RESULTS --answers N``, its CSV, a list of files or of ``Label``s): the report's
-    ``corrected`` then holds, per metric labelled, the judge's mean corrected by them
-    (``ppi_mean``, a 90 % interval), the judge's measured bias with its interval, and the
-    labels that matched no sample. Labels that cannot correct this dataset (none of its
-    samples, an incomplete answer, other claims) raise SampleError naming file and line.
+    Returns:
+        The run's ``EvaluationReport``: every sample's results, each metric's mean, the
+            unscorable samples, usage, and the corrected means when ``labels`` are given.
+
+    Raises:
+        SampleError: a row that cannot be read as a sample (file and line named), or labels
+            that cannot correct this dataset (none of its samples, an incomplete answer,
+            other claims); raised before any judge call.
     """
     settings = RunSettings(
         repeats, timeout, max_retries, show_progress, notify or _quiet, concurrency
@@ -139,7 +155,32 @@ async def aevaluate(
     notify: Callable[[str], None] | None = None,
     labels: LabelSource | Sequence[LabelSource] | None = None,
 ) -> EvaluationReport:
-    """The async twin of ``evaluate`` (the engine's ``ascore``)."""
+    """The async twin of ``evaluate`` (the engine's ``ascore``): the same arguments, the
+    same report.
+
+    Args:
+        dataset: rows, a DataFrame, a Hugging Face Dataset or a path (as ``evaluate``).
+        metrics: metric objects, names, ``MetricSpec``s or factories (default
+            ``[ContextRecall()]``).
+        out: the results store; a run again resumes from it.
+        max_calls: the judge budget in calls.
+        max_tokens: the judge budget in tokens.
+        engine: where to score (default ``LocalEngine()``).
+        column_map: your column names mapped to ours.
+        concurrency: samples scored at once (default: the engine's).
+        max_retries: overrides every metric's own when given.
+        timeout: seconds per judge call; overrides every metric's own when given.
+        repeats: judges each sample that many times.
+        show_progress: a progress bar (default: when stderr is a terminal).
+        notify: hears what the run says.
+        labels: people's labels of whole answers, for the corrected means.
+
+    Returns:
+        The run's ``EvaluationReport``.
+
+    Raises:
+        SampleError: a row that cannot be read, or labels that cannot correct this dataset.
+    """
     settings = RunSettings(
         repeats, timeout, max_retries, show_progress, notify or _quiet, concurrency
     )
@@ -162,16 +203,37 @@ async def astream(
     repeats: int = 1,
     skip: Callable[[Sample], bool | Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ScoredSample]:
-    """Score samples and yield each as soon as all its metrics finish (completion order), on
-    any engine; the arguments are ``evaluate``'s. Every row is checked before the first judge
-    call; the engine's records are yielded as it hands them over (on ``out``, the resumed
-    ones first).
+    """Score samples and yield each as soon as all its metrics finish (completion order),
+    on any engine.
 
-    With none of ``out``, a budget or an engine other than ``LocalEngine``, rows are then
-    read again lazily and handed to the engine ``SLICE`` at a time (memory stays bounded);
-    otherwise the dataset is read once and handed over whole. ``skip`` (the local engine's)
-    leaves out the samples it returns (or resolves to) True for, asked as each is about to
-    start.
+    Every row is checked before the first judge call; the engine's records are yielded as it
+    hands them over (on ``out``, the resumed ones first). With none of ``out``, a budget or
+    an engine other than ``LocalEngine``, rows are then read again lazily and handed to the
+    engine ``SLICE`` at a time (memory stays bounded); otherwise the dataset is read once and
+    handed over whole.
+
+    Args:
+        dataset: rows, a DataFrame, a Hugging Face Dataset or a path (as ``evaluate``).
+        metrics: metric objects, names, ``MetricSpec``s or factories (default
+            ``[ContextRecall()]``).
+        out: the results store; the samples already there are yielded first.
+        max_calls: the judge budget in calls.
+        max_tokens: the judge budget in tokens.
+        engine: where to score (default ``LocalEngine()``).
+        column_map: your column names mapped to ours.
+        concurrency: samples scored at once (default: the engine's).
+        max_retries: overrides every metric's own when given.
+        timeout: seconds per judge call; overrides every metric's own when given.
+        repeats: judges each sample that many times.
+        skip: the local engine's: leaves out the samples it returns (or resolves to) True
+            for, asked as each is about to start.
+
+    Yields:
+        Each sample's ``ScoredSample`` (its row and its record), as it finishes.
+
+    Raises:
+        ValueError: ``skip`` with an engine other than ``LocalEngine``.
+        SampleError: a row that cannot be read as a sample.
     """
     if skip is not None and engine is not None and not isinstance(engine, LocalEngine):
         raise ValueError(f"skip is asked by the local engine, not the {engine.name} engine")

@@ -125,6 +125,7 @@ def generate(
         seed: fixes every attempt's kind and chunks.
         chunk_size: the chunks' size in characters (whole sentences); None keeps the
             documents as the chunks, with their ids.
+        chunk_overlap: sentences each chunk shares with the one before.
         max_overlap: the largest share of the question's word trigrams found in its
             source chunks.
         duplicate_threshold: a question sharing this share of its words (Jaccard) with a kept
@@ -134,7 +135,18 @@ def generate(
         max_tokens: the judge budget in tokens, likewise.
         max_attempts: attempts this run may make (default ``4 * n + 10``).
         recall: the ``ContextRecall`` that checks the references (default: one on ``judge``).
-        prompts: generation prompts by kind, replacing ``ragrecall._generate.prompts.PROMPTS``.
+        prompts: generation prompts by kind, replacing the default of each kind given.
+        show_progress: a progress bar (None: when stderr is a terminal).
+
+    Returns:
+        The ``GenerationReport``: the items (the resumed ones first), the rejections
+            counted by reason, the attempts, the judge's usage, and why the run stopped
+            short, if it did (``stopped``).
+
+    Raises:
+        ValueError: ``n`` below 1, ``max_overlap``, ``duplicate_threshold`` or
+            ``chunk_overlap`` out of range, or a ``mix`` with an unknown kind or no weight.
+        SampleError: a corpus that cannot be read (the file and line named).
     """
     run = _prepare(Options(**locals()))  # the arguments, checked and read in once
     return run_sync(run.steps(), run.recall.policy)
@@ -161,7 +173,35 @@ async def agenerate(
     show_progress: bool | None = False,
 ) -> GenerationReport:
     """``generate`` with the judge's calls awaited: the same steps, so the same items for a
-    seed."""
+    seed.
+
+    Args:
+        corpus: a folder of files, a JSONL file of documents, or a list of documents,
+            nodes, ``Chunk`` s, dicts or strings (as ``generate``).
+        n: items wanted (those already in ``out`` count).
+        judge: the chat model that writes and checks the items (default: embedded judge).
+        out: the test set's JSONL file; a run with the same settings resumes from it.
+        rejected_out: a JSONL file for the rejected items, with their reason.
+        mix: the question kinds' weights (default ``DEFAULT_MIX``).
+        seed: fixes every attempt's kind and chunks.
+        chunk_size: the chunks' size in characters; None keeps the documents whole.
+        chunk_overlap: sentences each chunk shares with the one before.
+        max_overlap: the largest share of the question's word trigrams in its sources.
+        duplicate_threshold: the word share (Jaccard) that makes a question a duplicate.
+        max_calls: the judge budget in calls.
+        max_tokens: the judge budget in tokens.
+        max_attempts: attempts this run may make (default ``4 * n + 10``).
+        recall: the ``ContextRecall`` that checks the references.
+        prompts: generation prompts by kind.
+        show_progress: a progress bar (None: when stderr is a terminal).
+
+    Returns:
+        The ``GenerationReport``, as ``generate``'s.
+
+    Raises:
+        ValueError: an argument out of range (as ``generate``).
+        SampleError: a corpus that cannot be read.
+    """
     run = _prepare(Options(**locals()))  # the arguments, checked and read in once
     return await run_async(run.steps(), run.recall.policy)
 

@@ -96,25 +96,36 @@ class ContextRecall(Metric[RecallResult]):
             its quotes count like any other's (the quote must still be in it and state the
             claim). Either way, evidence that addresses the judge, or repeats the claim in a
             chunk that is not plain prose, never counts (``ragrecall.text.evidence_refusal``).
-        cache: claim store (default: ``default_claim_cache()``, on disk in the user cache);
-            ``cache_path`` makes one in that SQLite file.
+        cache: claim store (default: ``default_claim_cache()``, on disk in the user cache).
+        cache_path: a claim store in this SQLite file instead.
         window_tokens: judge window for packing contexts; default from the judge.
+        decompose_prompt: the prompt that splits a reference into claims
+            (``ragrecall.prompts.DECOMPOSE_PROMPT``).
         decontext_prompt: with ``claims="atomic"``, in the judge's claims that do not stand
             alone (a rule finds "they", "the company", "neither of them", ...) the judge names
             what those words stand for by this prompt, one short call each, and the name
             replaces them, kept only if it appears verbatim in the reference. Claims joining
             two facts ("X; Y") are split by rule first. None turns both off. A claim that
             still does not stand alone is marked ``unresolved`` on its verdict.
+        attribution_prompt: the verdict prompt, replacing the strategy's default (see
+            ``ragrecall.prompts``).
+        render_passages: how passages are shown to the judge (default
+            ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
+        max_retries: retries of a failed judge call.
+        timeout: seconds per judge call.
+        threshold: the old name of ``support_threshold`` (deprecated).
         variants: with token verdicts, a claim whose decision margin lies within
             ``variant_band`` of the threshold is asked again in this many further variants
             (``prompts.VERDICT_VARIANTS``: a flipped question, other label words, the claim
             first), each calibrated by its content-free baseline (asked once per metric), and
-            its P(supported) is their mean in log-odds
-            (``ragrecall._metrics.verdicts.variants``). Default 0 (off: it has not yet shown a
+            its P(supported) is their mean in log-odds. Default 0 (off: it has not yet shown a
             reliable gain). Claims outside the band cost nothing extra.
         variant_band: how close to the decision a claim's margin must be to be asked again.
-        render_passages: how passages are shown to the judge (default
-            ``ragrecall.prompts.render_passages``; see ``ragrecall.prompts``).
+
+    Raises:
+        ValueError: a setting out of its range (``claims``, ``verdict``, a threshold or
+            weight outside [0, 1], ``variants`` beyond the variant prompts).
+        CalibrationError: a ``calibration`` profile that cannot be read.
     """
 
     name = "context_recall"
