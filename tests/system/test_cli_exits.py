@@ -30,7 +30,7 @@ def sleepy_judge() -> ScriptedJudge:
 
 
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    path = [str(ROOT / "testkit"), str(ROOT / "tests" / "integration")]
+    path = [str(ROOT / "testkit"), str(ROOT / "tests" / "system")]
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]),

@@ -88,7 +88,7 @@ def test_sigkill_at_random_points_loses_nothing_and_duplicates_nothing(tmp_path:
         "PYTHONPATH": os.pathsep.join(
             [
                 str(ROOT / "testkit"),
-                str(ROOT / "tests" / "integration"),
+                str(ROOT / "tests" / "system"),
                 os.environ.get("PYTHONPATH", ""),
             ]
         ),
