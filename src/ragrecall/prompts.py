@@ -12,40 +12,40 @@ import typing as _typing
 
 from ._core.lazy import lazy as _lazy
 
-_EXPORTS: dict[str, str] = {
-    name: "ragrecall._metrics.prompts"
-    for name in (
-        "ANSWERABLE_PROMPT",
-        "BATCHED_PROMPT",
-        "DECOMPOSE_PROMPT",
-        "DECONTEXT_PROMPT",
-        "PER_CLAIM_PROMPT",
-        "PER_CLAIM_QUOTE_PROMPT",
-        "PRECISION_BATCHED_PROMPT",
-        "PRECISION_PROMPT",
-        "PROMPT_VERSION",
-        "SUB_QUESTIONS_PROMPT",
-        "VERDICT_PREFIX",
-        "VERDICT_VARIANTS",
-        "Answerable",
-        "BatchVerdict",
-        "BatchVerdicts",
-        "Claims",
-        "NumberedRelevance",
-        "Passage",
-        "PassageRenderer",
-        "QuotedSupport",
-        "Referent",
-        "Relevance",
-        "Relevances",
-        "SubQuestions",
-        "Support",
-        "TokenSupport",
-        "VerdictVariant",
-        "render_passages",
-        "response_format",
-    )
-}
+__all__ = [
+    "ANSWERABLE_PROMPT",
+    "BATCHED_PROMPT",
+    "DECOMPOSE_PROMPT",
+    "DECONTEXT_PROMPT",
+    "PER_CLAIM_PROMPT",
+    "PER_CLAIM_QUOTE_PROMPT",
+    "PRECISION_BATCHED_PROMPT",
+    "PRECISION_PROMPT",
+    "PROMPT_VERSION",
+    "SUB_QUESTIONS_PROMPT",
+    "VERDICT_PREFIX",
+    "VERDICT_VARIANTS",
+    "Answerable",
+    "BatchVerdict",
+    "BatchVerdicts",
+    "Claims",
+    "NumberedRelevance",
+    "Passage",
+    "PassageRenderer",
+    "QuotedSupport",
+    "Referent",
+    "Relevance",
+    "Relevances",
+    "SubQuestions",
+    "Support",
+    "TokenSupport",
+    "VerdictVariant",
+    "render_passages",
+    "response_format",
+]
+
+# Each public name lives in the metrics' prompts module, imported on first use.
+_EXPORTS: dict[str, str] = dict.fromkeys(__all__, "ragrecall._metrics.prompts")
 
 __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
@@ -82,35 +82,3 @@ if _typing.TYPE_CHECKING:
         render_passages,
         response_format,
     )
-
-__all__ = [
-    "ANSWERABLE_PROMPT",
-    "BATCHED_PROMPT",
-    "DECOMPOSE_PROMPT",
-    "DECONTEXT_PROMPT",
-    "PER_CLAIM_PROMPT",
-    "PER_CLAIM_QUOTE_PROMPT",
-    "PRECISION_BATCHED_PROMPT",
-    "PRECISION_PROMPT",
-    "PROMPT_VERSION",
-    "SUB_QUESTIONS_PROMPT",
-    "VERDICT_PREFIX",
-    "VERDICT_VARIANTS",
-    "Answerable",
-    "BatchVerdict",
-    "BatchVerdicts",
-    "Claims",
-    "NumberedRelevance",
-    "Passage",
-    "PassageRenderer",
-    "QuotedSupport",
-    "Referent",
-    "Relevance",
-    "Relevances",
-    "SubQuestions",
-    "Support",
-    "TokenSupport",
-    "VerdictVariant",
-    "render_passages",
-    "response_format",
-]
