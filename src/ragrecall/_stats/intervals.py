@@ -105,31 +105,6 @@ def _one_factor(probabilities: Sequence[float], correlation: float) -> list[floa
     return pmf
 
 
-def _beta_binomial(n: int, mean: float, correlation: float) -> list[float]:
-    """P(K = k), k = 0..n, K beta-binomial with this mean share and intraclass correlation (a
-    candidate benchmarks/intervals.py measures; it ignores each claim's own P)."""
-    m = min(max(mean, _EPS), 1 - _EPS)
-    if correlation >= 1:
-        return [1 - m] + [0.0] * (n - 1) + [m]
-    size = (1 - correlation) / correlation  # alpha + beta
-    a, b = m * size, (1 - m) * size
-    log_b = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
-    pmf = [
-        math.exp(
-            math.lgamma(n + 1)
-            - math.lgamma(k + 1)
-            - math.lgamma(n - k + 1)
-            + math.lgamma(k + a)
-            + math.lgamma(n - k + b)
-            - math.lgamma(n + a + b)
-            - log_b
-        )
-        for k in range(n + 1)
-    ]
-    total = math.fsum(pmf)
-    return [v / total for v in pmf]
-
-
 def conformal_radius(pairs: Sequence[tuple[float, float]], level: float = 0.9) -> float:
     """The split-conformal half-width from labelled answers' ``(judge recall, human recall)``
     pairs: the ceil((n + 1) ``level``)-th smallest |human - judge|, or 1.0 (the whole range)
