@@ -15,6 +15,9 @@ page. The pages' blocks, their pinned counts and the runner: ``testkit/doc_block
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,7 +38,8 @@ def test_printed_output_is_matched_exactly_but_for_the_ellipsis() -> None:
 def test_a_text_block_after_a_python_block_is_its_output() -> None:
     (first, *_) = blocks(DOCS / "integrations/llama-index.md")
     assert first.output is not None and first.output.startswith("0.67 True\n2/3 claims")
-    assert all(b.output is None for b in blocks(DOCS / "integrations/mlflow.md"))
+    (langsmith,) = [b for b in blocks(DOCS / "integrations/langchain.md") if b.skip]
+    assert langsmith.output is None
 
 
 def test_skip_reasons_are_known() -> None:
@@ -49,7 +53,24 @@ def test_page_blocks_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     # the user cache (the embedded judge's model) is never touched here
     monkeypatch.setenv("RAGRECALL_CACHE_DIR", str(tmp_path / "cache"))
     page_blocks = blocks(DOCS / page)
-    ran = run_blocks(page, tmp_path, monkeypatch, also=None)
+    with mlflow_undone(monkeypatch):
+        ran = run_blocks(page, tmp_path, monkeypatch, also=None)
     skipped = [b for b in page_blocks if b.skip is not None]
     assert ran + len(skipped) == len(page_blocks)
     assert (ran, len(skipped)) == EXPECTED[page]
+
+
+@contextmanager
+def mlflow_undone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """What the MLflow page sets for the whole process (its tracking store in the temporary
+    folder, LangChain autolog), undone after the page; no usage telemetry sent."""
+    for name in ("MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_ID"):  # restored by monkeypatch
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    try:
+        yield
+    finally:
+        mlflow = sys.modules.get("mlflow")
+        if mlflow is not None:
+            mlflow.langchain.autolog(disable=True)
+            mlflow.set_tracking_uri(None)

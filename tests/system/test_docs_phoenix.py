@@ -1,0 +1,166 @@
+"""The Phoenix page's blocks (docs/integrations/phoenix.md, marked for this test) run against a
+real Phoenix server: ``phoenix serve`` from its own venv, .venv-phoenix, on 127.0.0.1 with its
+data in a temporary folder, as integrations/phoenix/tests/system starts it. The page's "app" is
+a LangChain retriever over an in-memory vector store, traced by OpenInference into the project
+``my-rag-app`` (spans sent to the server and written to ``spans.json``); ``references.jsonl``
+holds its references. The blocks run with ``testkit/doc_blocks.py``, output checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from doc_blocks import DOCS, PHOENIX, blocks, run_blocks
+from hashing_embeddings import HashingEmbeddings
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
+from openinference.instrumentation.langchain import LangChainInstrumentor
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from otlp_export import otlp_json
+from phoenix.client import Client
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOENIX_SERVER = ROOT / ".venv-phoenix" / "bin" / "phoenix"
+PAGE = "integrations/phoenix.md"
+PROJECT = "my-rag-app"  # the project the page reads
+DOCUMENTS = [
+    Document("The Eiffel Tower is in Paris.", id="eiffel"),
+    Document("The Eiffel Tower was finished in 1889.", id="eiffel-1889"),
+    Document("The Colosseum is in Rome.", id="colosseum"),
+    Document("Cats purr when they are content.", id="cats"),
+]
+REFERENCES = [
+    {
+        "user_input": "Where is the Eiffel Tower?",
+        "reference": "The Eiffel Tower is in Paris. The Eiffel Tower was finished in 1889.",
+        "reference_ids": ["eiffel", "eiffel-1889"],
+    },
+    {
+        "user_input": "Do cats purr?",
+        "reference": "Cats purr when they are content.",
+        "reference_ids": ["cats"],
+    },
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Phoenix server of this test's own; its base URL."""
+    if not PHOENIX_SERVER.exists():
+        pytest.fail(
+            f"{PHOENIX_SERVER} is missing: make it with: python3 -m venv .venv-phoenix && "
+            ".venv-phoenix/bin/pip install -r integrations/phoenix/tests/requirements-phoenix.txt"
+        )
+    home = tmp_path_factory.mktemp("phoenix")
+    port = free_port()
+    env = {
+        **os.environ,
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_PORT": str(port),
+        "PHOENIX_GRPC_PORT": str(free_port()),
+        "PHOENIX_WORKING_DIR": str(home),
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+    }
+    with (home / "server.log").open("w") as log:
+        server = subprocess.Popen(
+            [str(PHOENIX_SERVER), "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if server.poll() is not None:
+                    pytest.fail(
+                        f"phoenix serve exited: {(home / 'server.log').read_text()[-2000:]}"
+                    )
+                try:
+                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < deadline, "phoenix serve did not answer within 120 s"
+                time.sleep(0.5)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def trace_the_app(url: str, folder: Path) -> list[str]:
+    """Ask the retriever the references' questions, traced by OpenInference into the project:
+    the spans sent to the server and written to ``folder/spans.json``; their span ids (hex)."""
+    store = InMemoryVectorStore(HashingEmbeddings())
+    store.add_documents(DOCUMENTS)
+    retriever = store.as_retriever(search_kwargs={"k": 1})
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource({"openinference.project.name": PROJECT}))
+    for exporter in (memory, OTLPSpanExporter(endpoint=f"{url}/v1/traces")):
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        for row in REFERENCES:
+            retriever.invoke(str(row["user_input"]))
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
+    spans = memory.get_finished_spans()
+    (folder / "spans.json").write_text(otlp_json(spans), encoding="utf-8")
+    return [format(span.context.span_id, "016x") for span in spans if span.context]
+
+
+def wait_ingested(client: Client, span_ids: list[str]) -> None:
+    """Until Phoenix holds the spans (it ingests in the background)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            found = client.spans.get_spans(project_identifier=PROJECT, span_ids=span_ids)
+        except httpx.HTTPStatusError as err:  # 404: no span of the project is in yet
+            if err.response.status_code != 404:
+                raise
+            found = []
+        if len(found) == len(span_ids):
+            return
+        assert time.monotonic() < deadline, f"Phoenix holds {len(found)} of {len(span_ids)} spans"
+        time.sleep(0.5)
+
+
+def test_the_phoenix_pages_blocks_run_against_a_server(
+    phoenix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAGRECALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PHOENIX_COLLECTOR_ENDPOINT", phoenix)  # what Client() reads
+    span_ids = trace_the_app(phoenix, tmp_path)
+    (tmp_path / "references.jsonl").write_text("".join(json.dumps(r) + "\n" for r in REFERENCES))
+    client = Client(base_url=phoenix)
+    wait_ingested(client, span_ids)
+    marked = [b for b in blocks(DOCS / PAGE) if b.skip == PHOENIX]
+    assert len(marked) == 3
+    assert run_blocks(PAGE, tmp_path, monkeypatch, also=PHOENIX) == 3
+    # what the blocks posted is on the retriever spans, read back from Phoenix: one annotation
+    # per span and name (the last block's context_recall replaced the first block's)
+    found = client.spans.get_span_annotations(span_ids=span_ids, project_identifier=PROJECT)
+    assert sorted((a["span_id"], a["name"]) for a in found) == sorted(
+        (span_id, name) for span_id in span_ids for name in ("context_recall", "retrieval_recall")
+    )
