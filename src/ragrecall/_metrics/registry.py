@@ -7,20 +7,29 @@ one line here. The registry imports each module (defining the class registers it
 the cost estimate and the adapters' wrappers find it. The top level never imports the
 registry (``import ragrecall`` stays lazy): its metric table is written from ``METRICS`` by
 ``python -m ragrecall._metrics.registry``, and a unit test checks that it is current.
+
+Importing this module imports no metric (nor pydantic or langchain): ``BUILT_IN_NAMES`` is
+read from ``METRICS`` alone (each built-in module is named as its metric), so the command
+line lists the metrics in ``eval --help`` without loading them; the first function called
+that needs a class imports them all.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from functools import cache
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .._core.schemas import RecallResult
-from .._judge.resolve import JudgeLike, resolve_judge
-from .base import Metric, MetricOptions
+if TYPE_CHECKING:
+    from .._core.schemas import RecallResult
+    from .._judge.resolve import JudgeLike
+    from .base import Metric, MetricOptions
 
 __all__ = [
+    "BUILT_IN_NAMES",
     "METRICS",
     "MetricOptions",
     "build_metrics",
@@ -42,26 +51,46 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("retrieval_recall", "RetrievalRecall"),
 )
 
-_BUILT_IN: tuple[type[Metric[RecallResult]], ...] = tuple(
-    getattr(import_module(f"{__package__}.{module}"), name) for module, name in METRICS
-)
-_CLASSES = Metric.registered
+# The built-in metrics' names, without importing them: each module is named as its metric
+# (metric_names() starts with these; a unit test checks that they are the classes' names).
+BUILT_IN_NAMES: tuple[str, ...] = tuple(module for module, _ in METRICS)
 
 
+def __getattr__(name: str) -> object:
+    """``MetricOptions``, imported on first use (it lives in ``base``, with the metrics)."""
+    if name == "MetricOptions":
+        from .base import MetricOptions
+
+        return MetricOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@cache
 def metric_classes() -> tuple[type[Metric[RecallResult]], ...]:
-    """The built-in metric classes, in ``METRICS``' order."""
-    return _BUILT_IN
+    """The built-in metric classes, in ``METRICS``' order (imported on the first call)."""
+    return tuple(
+        getattr(import_module(f"{__package__}.{module}"), name) for module, name in METRICS
+    )
+
+
+def _registered() -> dict[str, type[Metric[RecallResult]]]:
+    """Every metric class by name: the built-in ones (imported here) and any other defined."""
+    from .base import Metric
+
+    metric_classes()
+    return Metric.registered
 
 
 def metric_names() -> tuple[str, ...]:
     """Every registered metric name: the built-in ones, then others in registration order."""
-    return tuple(dict.fromkeys([*(cls.name for cls in _BUILT_IN), *_CLASSES]))
+    registered = _registered()
+    return tuple(dict.fromkeys([*(cls.name for cls in metric_classes()), *registered]))
 
 
 def metric_class(name: str) -> type[Metric[RecallResult]]:
     """The class registered as ``name``; ValueError naming the choices when there is none."""
     try:
-        return _CLASSES[name]
+        return _registered()[name]
     except KeyError:
         raise ValueError(
             f"unknown metric {name!r}; choose from {', '.join(metric_names())}"
@@ -70,7 +99,9 @@ def metric_class(name: str) -> type[Metric[RecallResult]]:
 
 def result_type(name: str) -> type[RecallResult]:
     """The result model of the metric ``name`` (RecallResult for a name not registered)."""
-    cls = _CLASSES.get(name)
+    from .._core.schemas import RecallResult
+
+    cls = _registered().get(name)
     return cls.result_type if cls is not None else RecallResult
 
 
@@ -78,6 +109,9 @@ def build_metrics(
     names: Sequence[str], judge: JudgeLike, options: MetricOptions | None = None
 ) -> list[Metric[RecallResult]]:
     """Metric objects by name, sharing one judge (resolved once when any metric needs it)."""
+    from .._judge.resolve import resolve_judge
+    from .base import MetricOptions
+
     options = options or MetricOptions()
     classes = [metric_class(name) for name in names]
     shared = resolve_judge(judge) if any(c.uses_judge for c in classes) else judge

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from .._analysis.calibrate import calibrate
 from .._core.errors import CalibrationError, SampleError
-from .._core.schemas import RecallResult
-from .._metrics.decision import Agreement
-from .._running.output import read_records
-from ..stats import ECE_MIN_LABELS
-from ._exit import OK, USAGE_ERROR
-from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._metrics.decision import Agreement
 
 __all__ = ["add_calibrate_command", "run_calibrate"]
 
@@ -46,6 +41,14 @@ def add_calibrate_command(commands: argparse._SubParsersAction[argparse.Argument
 
 
 def run_calibrate(args: argparse.Namespace, console: Console | None = None) -> int:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .._analysis.calibrate import calibrate
+    from ..stats import ECE_MIN_LABELS
+    from ._exit import OK, USAGE_ERROR
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     err = PlainConsole(stderr=True)
     try:
@@ -102,6 +105,9 @@ def _cells(a: Agreement) -> list[str]:
 
 def _p_supported(path: Path) -> list[float]:
     """Every claim's raw P(supported) in a run's results (context recall's verdicts)."""
+    from .._core.schemas import RecallResult
+    from .._running.output import read_records
+
     values = [
         v.p_supported
         for record in read_records(path)

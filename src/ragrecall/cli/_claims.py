@@ -4,19 +4,11 @@ claim sets, to read, edit, keep in a repository, and score against with ``eval -
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING
 
 from .._core.errors import JudgeError, SampleError
-from .._core.schemas import ClaimSet, Sample, Usage
-from .._metrics.base import MetricOptions
-from .._metrics.claims.sets import write_claim_sets
-from .._metrics.context_recall import ContextRecall
-from ._exit import OK, USAGE_ERROR
 from ._inputs import (
     add_input_command,
     check_writable,
@@ -25,7 +17,12 @@ from ._inputs import (
     judge_spec,
     read_input,
 )
-from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._core.schemas import ClaimSet, Sample
+    from .._metrics.context_recall import ContextRecall
 
 __all__ = ["add_claims_command"]
 
@@ -39,6 +36,17 @@ def add_claims_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
+    import asyncio
+
+    from rich.markup import escape
+
+    from .._core.schemas import Usage
+    from .._metrics.base import MetricOptions
+    from .._metrics.claims.sets import write_claim_sets
+    from .._metrics.context_recall import ContextRecall
+    from ._exit import OK, USAGE_ERROR
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     err = PlainConsole(stderr=True)
     try:
@@ -65,6 +73,8 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
 async def _decompose(
     recall: ContextRecall, samples: Sequence[Sample], concurrency: int
 ) -> list[ClaimSet]:
+    import asyncio
+
     gate = asyncio.Semaphore(concurrency)
 
     async def one(sample: Sample) -> ClaimSet:

@@ -12,19 +12,15 @@ import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from .._analysis.answers import read_answer_labels
-from .._analysis.compare import Comparison, compare_records
-from .._analysis.corrected import CorrectedDifference, check_answers, corrected_difference
 from .._core.errors import SampleError
-from .._report.compare_report import compare_report
-from .._running.output import read_records
-from ._exit import GATE_FAILED, OK, USAGE_ERROR
-from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._analysis.compare import Comparison
+    from .._analysis.corrected import CorrectedDifference
 
 __all__ = ["add_compare_command", "print_comparison", "run_compare"]
 
@@ -90,6 +86,16 @@ def add_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def run_compare(args: argparse.Namespace, console: Console | None = None) -> int:
+    from rich.markup import escape
+
+    from .._analysis.answers import read_answer_labels
+    from .._analysis.compare import compare_records
+    from .._analysis.corrected import check_answers, corrected_difference
+    from .._report.compare_report import compare_report
+    from .._running.output import read_records
+    from ._exit import GATE_FAILED, OK, USAGE_ERROR
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     try:
         if _same_file(args.a, args.b):
@@ -141,6 +147,8 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
 
 def print_corrected(d: CorrectedDifference, console: Console) -> None:
     """The difference corrected by people's labels, and what the labels held."""
+    from rich.table import Table
+
     p = d.ppi
     table = Table(title=f"{d.metric}: B - A corrected by people's labels", title_justify="left")
     table.add_column("")
@@ -179,6 +187,9 @@ def print_corrected(d: CorrectedDifference, console: Console) -> None:
 
 
 def print_comparison(c: Comparison, console: Console, show_claims: int = 10) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table(title=f"{c.metric}: B vs A", title_justify="left")
     table.add_column("")
     table.add_column("value", justify="right")

@@ -1,21 +1,20 @@
 """``eval``'s engine flags: ``--engine`` and the settings each engine takes, turned into the
 engine object ``evaluate`` takes. A flag the chosen engine does not take is refused (exit 2)
 with a sentence naming the engine; ``--concurrency`` is the samples scored at once, on every
-engine that takes it (Ray splits it among its workers)."""
+engine that takes it (Ray splits it among its workers). The engines are imported when built,
+not when the flags are added."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.errors import SampleError
-from .._core.extras import requires
-from .._judge.resolve import JudgeLike
-from .._running.engines.base import Engine
-from .._running.engines.batch.engine import BatchEngine
-from .._running.engines.local import LocalEngine
-from .._running.spec import factory, server
+
+if TYPE_CHECKING:
+    from .._judge.resolve import JudgeLike
+    from .._running.engines.base import Engine
 
 __all__ = ["add_engine_arguments", "build_engine", "judge_recipe"]
 
@@ -60,8 +59,12 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
 def engine_class(name: str) -> Any:
     """The engine class ``--engine`` names (Ray's imported only when named)."""
     if name == "batch":
+        from .._running.engines.batch.engine import BatchEngine
+
         return BatchEngine
     if name == "ray":
+        from .._core.extras import requires
+
         try:
             with requires("--engine ray"):
                 from ..ray import RayEngine
@@ -71,6 +74,8 @@ def engine_class(name: str) -> Any:
         # time, in this process); a user's own setting stands
         os.environ.setdefault("RAY_COLOR_PREFIX", "0")
         return RayEngine
+    from .._running.engines.local import LocalEngine
+
     return LocalEngine
 
 
@@ -99,6 +104,8 @@ def build_engine(args: argparse.Namespace) -> Engine:
 def judge_recipe(args: argparse.Namespace) -> JudgeLike:
     """The judge as every engine takes it in a metric spec: a string, or a picklable factory
     (so it travels to Ray workers too)."""
+    from .._running.spec import factory, server
+
     if args.judge_factory:
         return factory(args.judge_factory)
     if args.judge_url:

@@ -23,35 +23,28 @@ import argparse
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-
-from .._analysis.summary import RunSummary
-from .._api import Evaluation
 from .._core.errors import JudgeModelError, SampleError
-from .._metrics.base import MetricOptions
-from .._metrics.claims.sets import read_claim_sets, with_claim_sets
-from .._metrics.decision import CalibrationProfile
-from .._metrics.prompts import PROMPT_VERSION
-from .._metrics.registry import metric_names
-from .._running.engines.base import Engine, RunSettings
-from .._running.spec import MetricSpec
-from .._running.store import Record
-from ._dry_run import dry_run
+from .._metrics.registry import BUILT_IN_NAMES, metric_class
 from ._engine import add_engine_arguments, build_engine, judge_recipe
-from ._exit import USAGE_ERROR, stopped
 from ._inputs import (
     CLAIM_MODES,
     add_input_command,
     check_writable,
     claim_cache,
     claim_mode,
+    count,
     judge_spec,
+    seconds,
 )
-from ._report import finish
-from ._text import PlainConsole
 from ._traces import add_traces_arguments, finish_traces, read_samples
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._running.engines.base import Engine
+    from .._running.store import Record
 
 __all__ = ["add_eval_command", "run_eval"]
 
@@ -60,12 +53,13 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     p = add_input_command(
         commands, "eval", "score a dataset (JSONL/CSV/Parquet file or a directory of them)", __doc__
     )
-    p.add_argument(
+    p.add_argument(  # a name is checked when the command runs: another may be registered
         "--metric",
         action="append",
-        choices=metric_names(),
         metavar="NAME",
-        help="metric to score (repeatable; default context_recall): " + ", ".join(metric_names()),
+        help="metric to score (repeatable; default context_recall): "
+        + ", ".join(BUILT_IN_NAMES)
+        + ", or another registered metric's name",
     )
     p.add_argument(
         "--claims",
@@ -145,13 +139,13 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("--price-out", type=float, default=None, help="USD per million output tokens")
     p.add_argument(
         "--max-calls",
-        type=int,
+        type=count,
         default=None,
         help="stop submitting samples once this many judge calls are spent (exit 3)",
     )
     p.add_argument(
         "--max-tokens",
-        type=int,
+        type=count,
         default=None,
         help="stop submitting samples once this many tokens are spent (exit 3)",
     )
@@ -162,7 +156,7 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="N",
         help="lowest-scoring samples to print with their missing claims (5)",
     )
-    p.add_argument("--timeout", type=float, default=None, help="seconds per judge call")
+    p.add_argument("--timeout", type=seconds, default=None, help="seconds per judge call")
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -176,6 +170,19 @@ def add_eval_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``eval`` command; returns the exit code."""
+    from .._analysis.summary import RunSummary
+    from .._api import Evaluation
+    from .._metrics.base import MetricOptions
+    from .._metrics.claims.sets import read_claim_sets, with_claim_sets
+    from .._metrics.decision import CalibrationProfile
+    from .._metrics.prompts import PROMPT_VERSION
+    from .._running.engines.base import RunSettings
+    from .._running.spec import MetricSpec
+    from ._dry_run import dry_run
+    from ._exit import stopped
+    from ._report import finish
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     err_console = PlainConsole(stderr=True)
     for old in ("threshold", "fail_under"):
@@ -189,6 +196,8 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         engine = build_engine(args)
         _check_args(args, engine)
         names: list[str] = list(dict.fromkeys(args.metric or ["context_recall"]))
+        for name in names:  # built in, or registered by the time the command runs
+            metric_class(name)
         samples, traced = read_samples(args, err_console)
         if args.claims:
             samples = with_claim_sets(samples, read_claim_sets(Path(args.claims)), args.claims)
@@ -260,6 +269,10 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
 
 
 def _usage_error(err_console: Console, message: str) -> int:
+    from rich.markup import escape
+
+    from ._exit import USAGE_ERROR
+
     err_console.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
     return USAGE_ERROR
 

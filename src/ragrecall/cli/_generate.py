@@ -24,23 +24,36 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from .._core.errors import JudgeError, JudgeModelError
-from .._generate.check import REASONS
-from .._generate.plan import DEFAULT_MIX, Estimate, check_mix, estimate
-from .._generate.prompts import KINDS
-from .._generate.run import generate, load_chunks
-from .._metrics.claims.decompose import ClaimCache
-from .._metrics.context_recall import ContextRecall
-from ._exit import BUDGET_STOPPED, GATE_FAILED, JUDGE_UNAVAILABLE, OK, USAGE_ERROR, stopped
-from ._inputs import add_judge_arguments, check_writable, claim_cache, judge_spec
-from ._text import PlainConsole
+from ._inputs import add_judge_arguments, check_writable, claim_cache, count, judge_spec, seconds
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._generate.plan import Estimate
+    from .._metrics.claims.decompose import ClaimCache
 
 __all__ = ["add_generate_command", "run_generate"]
+
+# --mix's help names the kinds and their default weights, which live with the prompts: read
+# only when the help is shown, so that building the parser (and a usage error) imports neither.
+_MIX_HELP = "the question kinds' weights (default {mix}); kinds: {kinds}"
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """The description as written; ``--mix``'s help with the kinds and default weights."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text != _MIX_HELP:
+            return text
+        from .._generate.plan import DEFAULT_MIX
+        from .._generate.prompts import KINDS
+
+        mix = ",".join(f"{k}={w}" for k, w in DEFAULT_MIX.items())
+        return text.format(mix=mix, kinds=", ".join(KINDS))
 
 
 def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,22 +61,14 @@ def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
         "generate",
         help="generate a checked test set (questions and references) from your documents",
         description=(__doc__ or "").replace("``", ""),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Help,
     )
     p.add_argument("corpus", type=Path, help="a folder of .txt/.md/.html files or a JSONL file")
     p.add_argument("--n", type=int, required=True, help="items to make")
     p.add_argument("--out", type=Path, required=True, help="the test set's JSONL file")
     p.add_argument("--rejected", type=Path, default=None, metavar="FILE",
                    help="write the rejected items here, with their reason")  # fmt: skip
-    p.add_argument(
-        "--mix",
-        default=None,
-        metavar="KIND=W,...",
-        help="the question kinds' weights (default "
-        + ",".join(f"{k}={w}" for k, w in DEFAULT_MIX.items())
-        + "); kinds: "
-        + ", ".join(KINDS),
-    )
+    p.add_argument("--mix", default=None, metavar="KIND=W,...", help=_MIX_HELP)
     p.add_argument("--seed", type=int, default=0, help="fixes every attempt's kind and chunks")
     p.add_argument("--chunk-size", type=int, default=1000, help="characters per chunk (1000)")
     p.add_argument("--chunk-overlap", type=int, default=1, help="sentences chunks share (1)")
@@ -77,13 +82,13 @@ def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     )
     p.add_argument("--max-attempts", type=int, default=None,
                    help="attempts this run may make (default 4 * N + 10)")  # fmt: skip
-    p.add_argument("--max-calls", type=int, default=None,
+    p.add_argument("--max-calls", type=count, default=None,
                    help="stop once this many judge calls are spent (exit 3)")  # fmt: skip
-    p.add_argument("--max-tokens", type=int, default=None,
+    p.add_argument("--max-tokens", type=count, default=None,
                    help="stop once this many tokens are spent (exit 3)")  # fmt: skip
     p.add_argument("--dry-run", action="store_true",
                    help="print the estimated judge calls and tokens; call no judge")  # fmt: skip
-    p.add_argument("--timeout", type=float, default=None, help="seconds per judge call")
+    p.add_argument("--timeout", type=seconds, default=None, help="seconds per judge call")
     p.add_argument(
         "--claims-store",
         type=Path,
@@ -103,6 +108,8 @@ def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 def parse_mix(text: str | None) -> dict[str, float]:
     """``"single=0.5,comparison=0.5"`` -> the weights, checked (ValueError names the part)."""
+    from .._generate.plan import DEFAULT_MIX, check_mix
+
     if not text:
         return dict(DEFAULT_MIX)
     mix: dict[str, float] = {}
@@ -122,6 +129,17 @@ def parse_mix(text: str | None) -> dict[str, float]:
 
 def run_generate(args: argparse.Namespace, console: Console | None = None) -> int:
     """The ``generate`` command; returns the exit code."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .._generate.check import REASONS
+    from .._generate.plan import estimate
+    from .._generate.prompts import KINDS
+    from .._generate.run import generate, load_chunks
+    from .._metrics.context_recall import ContextRecall
+    from ._exit import BUDGET_STOPPED, GATE_FAILED, JUDGE_UNAVAILABLE, OK, USAGE_ERROR, stopped
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     err = PlainConsole(stderr=True)
     try:
@@ -205,6 +223,10 @@ def _lines(path: Path) -> int:
 
 
 def _dry_run(est: Estimate, done: int, console: Console) -> int:
+    from rich.table import Table
+
+    from ._exit import OK
+
     table = Table(title="dry run: estimated judge work (no judge called)", title_justify="left")
     table.add_column("")
     table.add_column("estimate", justify="right")

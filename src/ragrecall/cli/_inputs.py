@@ -1,27 +1,28 @@
-"""Arguments ``eval`` and ``claims`` share: the data, its columns and ids, the judge, the claims."""
+"""Arguments ``eval`` and ``claims`` share: the data, its columns and ids, the judge, the claims.
+
+Adding the arguments imports nothing heavy (``eval --help`` and a usage error answer before
+pydantic or langchain load); what reads the data or builds the judge imports it when called.
+"""
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
-import sqlite3
+import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
-
-from pydantic import AliasChoices
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, Literal
 
 from .._core.errors import SampleError
-from .._core.schemas import Sample
-from .._io.files import DataRows
-from .._io.safe import loads
-from .._io.samples import COLUMNS, iter_samples, repeated_tasks
-from .._judge.resolve import JudgeLike, import_judge, judge_at
-from .._metrics.claims.decompose import ClaimCache
 from .._metrics.registry import metric_class
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._core.schemas import Sample
+    from .._io.files import DataRows
+    from .._judge.resolve import JudgeLike
+    from .._metrics.claims.decompose import ClaimCache
 
 __all__ = [
     "CLAIM_MODES",
@@ -30,9 +31,11 @@ __all__ = [
     "check_writable",
     "claim_cache",
     "claim_mode",
+    "count",
     "judge_spec",
     "parse_column_map",
     "read_input",
+    "seconds",
 ]
 
 CLAIM_MODES = ("atomic", "sentences")
@@ -112,11 +115,35 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def count(text: str) -> int:
+    """A flag's count (``--max-calls``, ``--max-tokens``): a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A flag's duration (``--timeout``): a number of seconds above 0 (not inf or nan)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < math.inf:  # false for nan too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
+
+
 def parse_column_map(text: str | None) -> dict[str, str] | None:
     """``"a=b,c=d"`` or a JSON object -> ``{"a": "b", "c": "d"}`` (your column -> our field)."""
     if not text:
         return None
     if text.lstrip().startswith("{"):
+        from .._io.safe import loads
+
         try:
             value = loads(text)
         except json.JSONDecodeError as err:
@@ -136,6 +163,11 @@ def parse_column_map(text: str | None) -> dict[str, str] | None:
 def read_input(args: argparse.Namespace, err: Console) -> list[Sample]:
     """Every sample of ``args.data``. Two rows with one ``sample_id`` are refused; rows that
     repeat a task are kept as separate samples and reported."""
+    from rich.markup import escape
+
+    from .._io.files import DataRows
+    from .._io.samples import COLUMNS, iter_samples, repeated_tasks
+
     if args.limit is not None and args.limit < 0:
         raise SampleError("--limit must be >= 0")
     column_map = parse_column_map(args.column_map) or {}
@@ -191,6 +223,10 @@ def check_needs(
 
 
 def _spellings(field: str) -> str:
+    from pydantic import AliasChoices
+
+    from .._core.schemas import Sample
+
     alias = Sample.model_fields[field].validation_alias
     choices = alias.choices if isinstance(alias, AliasChoices) else []
     names = [field, *(str(a) for a in choices if a != field)]
@@ -198,6 +234,10 @@ def _spellings(field: str) -> str:
 
 
 def _with_hint(column: str) -> str:
+    import difflib
+
+    from .._io.samples import COLUMNS
+
     close = difflib.get_close_matches(column, sorted(COLUMNS), n=1)
     return f"{column} (did you mean {close[0]}?)" if close else column
 
@@ -208,6 +248,8 @@ def _rows(rows: DataRows, indices: Sequence[int]) -> str:
 
 
 def judge_spec(args: argparse.Namespace) -> JudgeLike:
+    from .._judge.resolve import import_judge, judge_at
+
     if args.judge_factory:
         return import_judge(args.judge_factory)
     spec: str | None = args.judge
@@ -221,6 +263,10 @@ def claim_cache(args: argparse.Namespace) -> ClaimCache | None:
     """The claim store ``--claims-store`` names (None: the default one)."""
     if not args.claims_store:
         return None
+    import sqlite3
+
+    from .._metrics.claims.decompose import ClaimCache
+
     try:
         return ClaimCache(args.claims_store)
     except sqlite3.Error as err:

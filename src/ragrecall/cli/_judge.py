@@ -16,9 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from .._core.errors import JudgeModelError
-from .._judge.local._child import start_llama
-from .._judge.local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
-from .._judge.local._server import START_TIMEOUT, default_threads, wait_healthy
 from ._exit import JUDGE_UNAVAILABLE, OK, USAGE_ERROR
 
 __all__ = ["add_judge_commands"]
@@ -59,6 +56,10 @@ def add_judge_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from .._judge.local._child import start_llama
+    from .._judge.local._model import model_id, resolve_model
+    from .._judge.local._server import START_TIMEOUT, default_threads, wait_healthy
+
     if not _is_loopback(args.host) and not args.allow_remote:
         print(f"error: refusing to serve on {args.host}; add --allow-remote", file=sys.stderr)
         return USAGE_ERROR
@@ -126,6 +127,8 @@ def _api_key(args: argparse.Namespace) -> str:
 
 
 def _info(args: argparse.Namespace) -> int:
+    from .._judge.local._model import DEFAULT_MODEL, model_id, models_dir, resolve_model
+
     try:
         model = resolve_model(args.model)
     except JudgeModelError as exc:

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-
-from .._analysis.review import pick_answers, pick_for_review
 from .._core.errors import SampleError
-from .._report.review import review_csv, review_page
-from .._running.output import read_records
-from ._exit import OK, USAGE_ERROR
-from ._text import PlainConsole
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["add_review_command", "run_review"]
 
@@ -56,6 +52,14 @@ def add_review_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def run_review(args: argparse.Namespace, console: Console | None = None) -> int:
+    from rich.markup import escape
+
+    from .._analysis.review import pick_answers, pick_for_review
+    from .._report.review import review_csv, review_page
+    from .._running.output import read_records
+    from ._exit import OK, USAGE_ERROR
+    from ._text import PlainConsole
+
     console = console or PlainConsole()
     err = PlainConsole(stderr=True)
     try:

@@ -6,16 +6,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING
 
 from .._core.errors import SampleError
-from .._core.schemas import RecallResult, Sample
-from .._io.traces import TracedSamples, load_traces
-from .._running.engines.base import Identity
-from .._running.store import Record
 from ._inputs import check_needs, read_input
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .._core.schemas import RecallResult, Sample
+    from .._io.traces import TracedSamples
+    from .._running.engines.base import Identity
+    from .._running.store import Record
 
 __all__ = ["add_traces_arguments", "finish_traces", "read_samples"]
 
@@ -59,6 +61,10 @@ def read_samples(
 ) -> tuple[list[Sample], TracedSamples | None]:
     """The samples to score: DATA's rows, or with --from-traces the traced retrievals joined
     with DATA's references (notes on what the traces lacked go to ``err``)."""
+    from rich.markup import escape
+
+    from .._io.traces import load_traces
+
     if not args.from_traces:
         given = [f"--{n}" for n in ("join-on", "contents", "traces-out") if _set(args, n)]
         if given:
@@ -93,6 +99,8 @@ def finish_traces(
     console: Console,
 ) -> None:
     """Print the references not assessed; write ``--traces-out``."""
+    from rich.markup import escape
+
     missing = traced.not_assessed
     if missing:
         shown = "; ".join(escape(n.question or n.sample_id or "") for n in missing[:3])
