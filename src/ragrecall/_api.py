@@ -12,7 +12,7 @@ import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._analysis.answers import LabelSource
 from ._analysis.corrected import CorrectedMean
@@ -24,12 +24,14 @@ from ._metrics.context_recall import ContextRecall
 from ._report.evaluation import EvaluationReport, evaluation_report
 from ._running.budget import Budget
 from ._running.engines.base import Engine, Outcome, RunSettings
-from ._running.engines.batch.engine import BatchEngine, MetricFactory
 from ._running.engines.local import LocalEngine
 from ._running.engines.stream import ScoredSample
 from ._running.run import Run
 from ._running.spec import MetricLike
 from ._running.store import Record
+
+if TYPE_CHECKING:  # the batch engine loads the OpenAI client: imported when asked for
+    from ._running.engines.batch.engine import MetricFactory
 
 __all__ = ["Evaluation", "aevaluate", "astream", "evaluate", "evaluate_batch"]
 
@@ -316,6 +318,8 @@ def evaluate_batch(
         DeprecationWarning,
         stacklevel=2,
     )
+    from ._running.engines.batch.engine import BatchEngine
+
     engine = BatchEngine(judge, poll_interval, completion_window)
     return evaluate(
         dataset,
