@@ -5,9 +5,10 @@
 Each case runs in a fresh process, ``--runs`` times (bytecode cached: one untimed run first),
 and prints the median and the range of the wall time: ``python -c pass`` (the interpreter
 alone), ``import ragrecall``, ``from ragrecall import ContextRecall``, ``ragrecall --version``,
-``ragrecall --help``, ``ragrecall eval --help`` and a usage error (``ragrecall eval`` with no
-data). The command is the ``ragrecall`` script installed beside this Python (else ``python -m
-ragrecall.cli``). To time another checkout, put its ``src`` first:
+``ragrecall --help``, ``ragrecall eval --help`` and two usage errors (``ragrecall eval`` with
+no data; ``ragrecall eval DATA --max-calls -5``, DATA a file that is not there). The command
+is the ``ragrecall`` script installed beside this Python (else ``python -m ragrecall.cli``).
+To time another checkout, put its ``src`` first:
 ``PYTHONPATH=/tmp/before/src python -m benchmarks.speed.startup``. Prints figures with the
 load average; asserts nothing.
 """
@@ -48,6 +49,10 @@ def cases() -> dict[str, tuple[list[str], int]]:
         "ragrecall --help": ([*cli, "--help"], 0),
         "ragrecall eval --help": ([*cli, "eval", "--help"], 0),
         "ragrecall eval (usage error)": ([*cli, "eval"], 2),
+        "ragrecall eval --max-calls -5": (
+            [*cli, "eval", "no-such-data.jsonl", "--max-calls", "-5"],
+            2,
+        ),
     }
 
 
