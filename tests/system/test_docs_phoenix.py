@@ -8,9 +8,6 @@ holds its references. The blocks run with ``testkit/doc_blocks.py``, output chec
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,9 +26,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from otlp_export import otlp_json
 from phoenix.client import Client
+from phoenix_server import phoenix_server
 
-ROOT = Path(__file__).resolve().parents[2]
-PHOENIX_SERVER = ROOT / ".venv-phoenix" / "bin" / "phoenix"
 PAGE = "integrations/phoenix.md"
 PROJECT = "my-rag-app"  # the project the page reads
 DOCUMENTS = [
@@ -54,57 +50,11 @@ REFERENCES = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Phoenix server of this test's own; its base URL."""
-    if not PHOENIX_SERVER.exists():
-        pytest.fail(
-            f"{PHOENIX_SERVER} is missing: make it with: python3 -m venv .venv-phoenix && "
-            ".venv-phoenix/bin/pip install -r integrations/phoenix/tests/requirements-phoenix.txt"
-        )
-    home = tmp_path_factory.mktemp("phoenix")
-    port = free_port()
-    env = {
-        **os.environ,
-        "PHOENIX_HOST": "127.0.0.1",
-        "PHOENIX_PORT": str(port),
-        "PHOENIX_GRPC_PORT": str(free_port()),
-        "PHOENIX_WORKING_DIR": str(home),
-        "PHOENIX_TELEMETRY_ENABLED": "false",
-    }
-    with (home / "server.log").open("w") as log:
-        server = subprocess.Popen(
-            [str(PHOENIX_SERVER), "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                if server.poll() is not None:
-                    pytest.fail(
-                        f"phoenix serve exited: {(home / 'server.log').read_text()[-2000:]}"
-                    )
-                try:
-                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "phoenix serve did not answer within 120 s"
-                time.sleep(0.5)
-            yield url
-        finally:
-            server.terminate()
-            try:
-                server.wait(15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+    with phoenix_server(tmp_path_factory.mktemp("phoenix")) as url:
+        yield url
 
 
 def trace_the_app(url: str, folder: Path) -> list[str]:

@@ -7,9 +7,6 @@ score, label and explanation."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,72 +21,22 @@ from phoenix.evals import evaluate_dataframe
 from phoenix.evals.utils import to_annotation_dataframe
 from phoenix_ragrecall import RecallEvaluator, log_span_annotations, log_traces_out
 from phoenix_ragrecall.__main__ import main as post
+from phoenix_server import phoenix_server
 
 from ragrecall import ContextRecall, RetrievalRecall, evaluate, load_traces
+from ragrecall.adapters import claim_metadata, explanation
 from ragrecall.cli import main
 
 pytestmark = pytest.mark.system
 
 PROJECT = "ragrecall-tests"  # the project the test spans name (conftest.traced)
-ROOT = Path(__file__).resolve().parents[4]
-PHOENIX = ROOT / ".venv-phoenix" / "bin" / "phoenix"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Phoenix server of the tests' own; its base URL."""
-    if not PHOENIX.exists():
-        pytest.fail(
-            f"{PHOENIX} is missing: the Phoenix server runs from its own venv; make it with: "
-            "python3 -m venv .venv-phoenix && .venv-phoenix/bin/pip install -r "
-            "integrations/phoenix/tests/requirements-phoenix.txt (bash .ci/run does)"
-        )
-    home = tmp_path_factory.mktemp("phoenix")
-    port = free_port()
-    env = {
-        **os.environ,
-        "PHOENIX_HOST": "127.0.0.1",
-        "PHOENIX_PORT": str(port),
-        "PHOENIX_GRPC_PORT": str(free_port()),
-        "PHOENIX_WORKING_DIR": str(home),
-        "PHOENIX_TELEMETRY_ENABLED": "false",
-    }
-    log = (home / "server.log").open("w")
-    server = subprocess.Popen(
-        [str(PHOENIX), "serve"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"phoenix serve exited: {(home / 'server.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("phoenix serve did not answer /healthz within 120 s")
-            time.sleep(0.5)
+    with phoenix_server(tmp_path_factory.mktemp("phoenix")) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
 
 
 def ingested(client: Client, span_ids: list[str]) -> None:
@@ -128,8 +75,11 @@ def test_scores_posted_from_python_are_phoenix_span_annotations(
     recall = found[eiffel, "context_recall"]
     assert recall["annotator_kind"] == "LLM"
     assert recall["result"]["score"] == 0.5
-    assert recall["result"]["explanation"] == 'missing: ["The Eiffel Tower was finished in 1889."]'
-    assert recall["metadata"] == {"source": "ragrecall"}
+    assert recall["result"]["explanation"] == explanation(report.results["context_recall"][0])
+    assert recall["metadata"] == {
+        "source": "ragrecall",
+        "verdicts": claim_metadata(report.results["context_recall"][0]),
+    }
     assert found[cats, "context_recall"]["result"]["score"] == 1.0
     unscorable = found[cats, "retrieval_recall"]  # no reference_ids: a label, not a 0
     assert unscorable["annotator_kind"] == "CODE"
