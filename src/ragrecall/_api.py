@@ -2,7 +2,11 @@
 ``astream`` (each sample as it finishes) read it, open an ``Evaluation`` on an engine
 (``LocalEngine`` by default; ``BatchEngine``, ``ragrecall.ray.RayEngine``) and delegate to it,
 as httpx's ``_api.py`` opens a client and delegates to its transport. ``ragrecall eval``
-opens the same ``Evaluation``. ``evaluate_batch``, deprecated, calls ``evaluate``."""
+opens the same ``Evaluation``. ``evaluate_batch``, deprecated, calls ``evaluate``.
+
+One concern over 300 lines: the public calls that run a dataset, most of it their documented
+parameters.
+"""
 
 from __future__ import annotations
 

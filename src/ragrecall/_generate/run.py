@@ -9,6 +9,8 @@ It spends the run's ``Budget`` and shows its progress, but runs on no engine: an
 given samples into one ``Record`` each, while ``generate`` makes its rows (a seeded plan of
 attempts over a corpus, most of them refused by the check) and resumes by attempt number from
 its own output, so ``Engine.score`` does not fit it.
+
+One concern over 300 lines: the run, with ``generate``'s documented parameters.
 """
 
 from __future__ import annotations
