@@ -11,11 +11,10 @@ reference: the same task whichever retriever answered it. With ``--out``, each f
 is appended to the JSONL file at once (fsync'd); running the same command again skips the
 samples already there unchanged and scores a changed row again. Without ``--out`` the results
 live in memory only.
-
-The command parses its flags into the inputs of the run ``evaluate`` opens (``Evaluation``:
-the engine that ``--engine local|batch|ray`` and its flags build in ``_engine``, the metrics
-as specs, the budget, ``--labels``), calls it, and summarizes what it hands back here.
 """
+
+# The flags become the inputs of the run evaluate opens (Evaluation: the engine, the metrics
+# as specs, the budget, --labels); the command calls it and summarizes what it hands back.
 
 from __future__ import annotations
 

@@ -142,3 +142,21 @@ def test_no_private_module_imports_a_face() -> None:
         if _group(dep) is None
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_long_modules_say_their_one_concern() -> None:
+    """A module over 300 lines holds one concern and says so near its top; a logic module
+    stays at most 370 lines (prompt and rule tables, which say they are data, may be longer)."""
+    roots = [ROOT, ROOT.parents[1] / "integrations"]
+    wrong = []
+    for root in roots:
+        for path in root.rglob("*.py"):
+            if "tests" in path.parts:
+                continue
+            lines = path.read_text().splitlines()
+            head = "\n".join(lines[:30]).lower()
+            if len(lines) > 300 and "one concern" not in head:
+                wrong.append(f"{path}: {len(lines)} lines and no one-concern note")
+            elif len(lines) > 370 and "data" not in head:
+                wrong.append(f"{path}: {len(lines)} lines of logic")
+    assert not wrong, "\n".join(wrong)
