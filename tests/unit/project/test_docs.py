@@ -10,7 +10,9 @@ Nothing stops running silently: every page under docs/ is collected, each page's
 blocks run and blocks skipped are pinned below, and the skipped blocks are exactly the marked
 ones (a marker that precedes no python block is an error too). The blocks marked as needing the
 embedded judge run in the judge tier (tests/judge/test_docs_judge.py), with the rest of their
-page. The pages' blocks, their pinned counts and the runner: ``testkit/doc_blocks.py``.
+page. The LangChain page's ``langsmith.evaluate`` runs against a fake LangSmith API on loopback
+(``testkit/langsmith_server.py``). The pages' blocks, their pinned counts and the runner:
+``testkit/doc_blocks.py``.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ def test_printed_output_is_matched_exactly_but_for_the_ellipsis() -> None:
 def test_a_text_block_after_a_python_block_is_its_output() -> None:
     (first, *_) = blocks(DOCS / "integrations/llama-index.md")
     assert first.output is not None and first.output.startswith("0.67 True\n2/3 claims")
-    (langsmith,) = [b for b in blocks(DOCS / "integrations/langchain.md") if b.skip]
-    assert langsmith.output is None
+    (*_, langsmith, _logged) = blocks(DOCS / "integrations/langchain.md")
+    assert "langsmith.evaluate(" in langsmith.code and langsmith.skip is None
+    assert langsmith.output is not None and langsmith.output.startswith("Starting evaluation")
 
 
 def test_skip_reasons_are_known() -> None:
