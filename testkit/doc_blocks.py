@@ -74,8 +74,9 @@ class Block:
 
 
 def blocks(path: Path) -> list[Block]:
-    """The page's python blocks, each with the skip marker on the line before it, if any."""
-    page = path.relative_to(DOCS).as_posix()
+    """The page's python blocks, each with the skip marker on the line before it, if any (a
+    page outside docs/, such as the README, is named by its file name)."""
+    page = path.relative_to(DOCS).as_posix() if path.is_relative_to(DOCS) else path.name
     lines = path.read_text(encoding="utf-8").splitlines()
     found: list[Block] = []
     marker: tuple[int, str] | None = None  # (line index, reason) of a marker not yet used
