@@ -1,6 +1,6 @@
 """A Phoenix server of a test's own: ``phoenix serve`` from its own venv (.venv-phoenix), on
 127.0.0.1 with its data in ``home``; the adapter's system tests and the Phoenix page's doc test
-both start it here."""
+both start it here, and wait there until it holds the spans they sent."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -71,3 +72,20 @@ def phoenix_server(home: Path) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+
+
+def wait_ingested(client: Any, project: str, span_ids: list[str]) -> None:
+    """Until Phoenix (``client``: a ``phoenix.client.Client``) holds the spans of ``project``
+    (it ingests in the background)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            found = client.spans.get_spans(project_identifier=project, span_ids=span_ids)
+        except httpx.HTTPStatusError as err:  # 404: no span of the project is in yet
+            if err.response.status_code != 404:
+                raise
+            found = []
+        if len(found) == len(span_ids):
+            return
+        assert time.monotonic() < deadline, f"Phoenix holds {len(found)} of {len(span_ids)} spans"
+        time.sleep(0.5)

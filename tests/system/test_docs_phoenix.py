@@ -8,11 +8,9 @@ holds its references. The blocks run with ``testkit/doc_blocks.py``, output chec
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from doc_blocks import DOCS, PHOENIX, blocks, run_blocks
 from hashing_embeddings import HashingEmbeddings
@@ -26,7 +24,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from otlp_export import otlp_json
 from phoenix.client import Client
-from phoenix_server import phoenix_server
+from phoenix_server import phoenix_server, wait_ingested
 
 PAGE = "integrations/phoenix.md"
 PROJECT = "my-rag-app"  # the project the page reads
@@ -80,22 +78,6 @@ def trace_the_app(url: str, folder: Path) -> list[str]:
     return [format(span.context.span_id, "016x") for span in spans if span.context]
 
 
-def wait_ingested(client: Client, span_ids: list[str]) -> None:
-    """Until Phoenix holds the spans (it ingests in the background)."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            found = client.spans.get_spans(project_identifier=PROJECT, span_ids=span_ids)
-        except httpx.HTTPStatusError as err:  # 404: no span of the project is in yet
-            if err.response.status_code != 404:
-                raise
-            found = []
-        if len(found) == len(span_ids):
-            return
-        assert time.monotonic() < deadline, f"Phoenix holds {len(found)} of {len(span_ids)} spans"
-        time.sleep(0.5)
-
-
 def test_the_phoenix_pages_blocks_run_against_a_server(
     phoenix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,7 +86,7 @@ def test_the_phoenix_pages_blocks_run_against_a_server(
     span_ids = trace_the_app(phoenix, tmp_path)
     (tmp_path / "references.jsonl").write_text("".join(json.dumps(r) + "\n" for r in REFERENCES))
     client = Client(base_url=phoenix)
-    wait_ingested(client, span_ids)
+    wait_ingested(client, PROJECT, span_ids)
     marked = [b for b in blocks(DOCS / PAGE) if b.skip == PHOENIX]
     assert len(marked) == 3
     assert run_blocks(PAGE, tmp_path, monkeypatch, also=PHOENIX) == 3

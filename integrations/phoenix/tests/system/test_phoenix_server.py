@@ -7,12 +7,10 @@ score, label and explanation."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from phoenix.client import Client
@@ -21,7 +19,7 @@ from phoenix.evals import evaluate_dataframe
 from phoenix.evals.utils import to_annotation_dataframe
 from phoenix_ragrecall import RecallEvaluator, log_span_annotations, log_traces_out
 from phoenix_ragrecall.__main__ import main as post
-from phoenix_server import phoenix_server
+from phoenix_server import phoenix_server, wait_ingested
 
 from ragrecall import ContextRecall, RetrievalRecall, evaluate, load_traces
 from ragrecall.adapters import claim_metadata, explanation
@@ -39,22 +37,6 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def ingested(client: Client, span_ids: list[str]) -> None:
-    """Wait until Phoenix holds the spans (it ingests in the background)."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            found = client.spans.get_spans(project_identifier=PROJECT, span_ids=span_ids)
-        except httpx.HTTPStatusError as err:  # 404: no span of the project is in yet
-            if err.response.status_code != 404:
-                raise
-            found = []
-        if len(found) == len(span_ids):
-            return
-        assert time.monotonic() < deadline, f"Phoenix holds {len(found)} of {len(span_ids)} spans"
-        time.sleep(0.5)
-
-
 def annotations(client: Client, span_ids: list[str]) -> dict[tuple[str, str], Any]:
     """The annotations Phoenix's API returns, by (span id, name)."""
     got = client.spans.get_span_annotations(span_ids=span_ids, project_identifier=PROJECT)
@@ -67,7 +49,7 @@ def test_scores_posted_from_python_are_phoenix_span_annotations(
     client = Client(base_url=phoenix)
     run = trace_questions(OTLPSpanExporter(endpoint=f"{phoenix}/v1/traces"))
     eiffel, cats = run.span_ids["Where is the Eiffel Tower?"], run.span_ids["Do cats purr?"]
-    ingested(client, [eiffel, cats])
+    wait_ingested(client, PROJECT, [eiffel, cats])
     traced = load_traces(run.path, references)
     report = evaluate(traced.samples, [ContextRecall(judge, claims="sentences"), RetrievalRecall()])
     assert log_span_annotations(traced, report, client) == 4
@@ -99,7 +81,7 @@ def test_scores_of_eval_from_traces_posted_from_its_traces_out(
     client = Client(base_url=phoenix)
     run = trace_questions(OTLPSpanExporter(endpoint=f"{phoenix}/v1/traces"))
     eiffel = run.span_ids["Where is the Eiffel Tower?"]
-    ingested(client, [eiffel])
+    wait_ingested(client, PROJECT, [eiffel])
     rows = tmp_path / "references.jsonl"
     rows.write_text("".join(json.dumps(row) + "\n" for row in references))
     scored = tmp_path / "scored.json"
@@ -124,7 +106,7 @@ def test_the_evaluator_in_phoenixs_own_round_trip(
     client = Client(base_url=phoenix)
     run = trace_questions(OTLPSpanExporter(endpoint=f"{phoenix}/v1/traces"))
     eiffel = run.span_ids["Where is the Eiffel Tower?"]
-    ingested(client, list(run.span_ids.values()))
+    wait_ingested(client, PROJECT, list(run.span_ids.values()))
     frame = get_input_output_context(client, project_identifier=PROJECT)
     assert frame is not None
     gold = {row["user_input"]: row["reference"] for row in references}
