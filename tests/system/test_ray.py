@@ -163,7 +163,7 @@ def test_a_429_storm_keeps_the_cluster_under_its_rate_limit(tmp_path: Path) -> N
         }
         for i in range(n)
     ]
-    with FaultServer(retry_after=0.5, lifetime=120) as server:
+    with FaultServer(retry_after=0.5, lifetime=240) as server:
         spec = engines.MetricSpec(
             "context_recall",
             engines.server(server.url, "fake"),

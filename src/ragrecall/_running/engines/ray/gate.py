@@ -97,6 +97,7 @@ class Gate:
 
     def retry_after(self, seconds: float) -> None:
         self.paused_until = max(self.paused_until, time.monotonic() + seconds)
+        self.next_slot = max(self.next_slot, self.paused_until)  # slots resume spaced after it
         self.pauses += 1
 
     def admit(self, calls: int, tokens: int) -> bool:
@@ -158,27 +159,30 @@ class GateClient:
         self.asking: asyncio.Task[None] | None = None
 
     async def acquire(self) -> None:
-        delay = 0.0
-        if self.paced:
-            delay = await self._slot()
-        elif time.monotonic() - self.looked >= REFRESH and not _running(self.looking):
-            self.looked = time.monotonic()
-            self.looking = asyncio.ensure_future(self._look())
-        delay = max(delay, self.paused_until - time.monotonic())
-        if delay > 0:
-            await asyncio.sleep(delay)
+        if not self.paced:
+            if time.monotonic() - self.looked >= REFRESH and not _running(self.looking):
+                self.looked = time.monotonic()
+                self.looking = asyncio.ensure_future(self._look())
+            await asyncio.sleep(max(0.0, self.paused_until - time.monotonic()))
+            return
+        # A slot that falls in a pause is given up for a fresh one after it: the requests
+        # held by the pause then go out spaced at ``rpm``, not all at once when it ends.
+        await asyncio.sleep(max(0.0, await self._slot()))
+        while (left := self.paused_until - time.monotonic()) > 0:
+            await asyncio.sleep(left)
+            await asyncio.sleep(max(0.0, await self._slot()))
 
     def acquire_blocking(self) -> None:
-        if self.paced:
-            delay = ray.get(self.gate.reserve.remote())[0]
-        else:
+        if not self.paced:
             if time.monotonic() - self.looked >= REFRESH:
                 self.looked = time.monotonic()
                 self._paused(ray.get(self.gate.pause.remote()))
-            delay = 0.0
-        delay = max(delay, self.paused_until - time.monotonic())
-        if delay > 0:
-            time.sleep(delay)
+            time.sleep(max(0.0, self.paused_until - time.monotonic()))
+            return
+        time.sleep(max(0.0, ray.get(self.gate.reserve.remote())[0]))
+        while (left := self.paused_until - time.monotonic()) > 0:
+            time.sleep(left)
+            time.sleep(max(0.0, ray.get(self.gate.reserve.remote())[0]))
 
     def retry_after(self, seconds: float) -> None:
         self._paused(seconds)
