@@ -3,8 +3,8 @@
 Exit codes: 0 passed; 1 a gate failed (mean of the first metric below ``--min-score``, or
 too many unscorable samples); 2 bad usage or data; 3 stopped at ``--max-calls`` /
 ``--max-tokens`` (what finished is saved; run again with a larger budget to go on); 4 the
-judge could not start; 5 an internal error; 130 interrupted (Ctrl-C), 143 terminated
-(SIGTERM): what finished is saved.
+judge could not start, or failed every call; 5 an internal error; 6 an output could not be
+written; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM): what finished is saved.
 
 A sample is identified by its ``sample_id`` (or ``--id-column``), else by its question and
 reference: the same task whichever retriever answered it. With ``--out``, each finished sample
@@ -179,7 +179,7 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     from .._running.spec import MetricSpec
     from ._dry_run import dry_run
     from ._exit import stopped
-    from ._report import finish
+    from ._report import finish, judge_failed
     from ._text import PlainConsole
 
     console = console or PlainConsole()
@@ -231,11 +231,11 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         return _usage_error(err_console, str(err))
     summary = RunSummary(names, args.show_worst)
     kept: list[Record] | None = [] if args.report or args.traces_out else None
-    scored = 0  # samples this run finished: after one, a judge failure is not "cannot start"
+    scored = failed = 0  # samples finished; those whose every judge call failed
 
-    def collect(record: Record) -> None:
-        nonlocal scored
-        scored += 1
+    def collect(record: Record) -> None:  # after one, a judge failure is not "cannot start"
+        nonlocal scored, failed
+        scored, failed = scored + 1, failed + judge_failed(record)
         summary.add(record)
         if kept is not None:
             kept.append(record)
@@ -246,11 +246,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
         outcome = run.score()
     except (KeyboardInterrupt, JudgeModelError) as exc:
         code, message = stopped(exc, scored)
-        saved = (
-            f"{summary.count} samples are in {args.out}, run again to resume" if args.out else ""
-        )
-        note = engine.interrupted_note
-        err_console.print(f"{message}{note}; {saved or 'nothing was saved (no --out)'}")
+        saved = f"{summary.count} samples are in {args.out}, run again to resume"
+        saved = saved if args.out else "nothing was saved (no --out)"
+        err_console.print(f"{message}{engine.interrupted_note}; {saved}")
         return code
     except (ValueError, ImportError) as err:  # what the engine refused before scoring
         return _usage_error(err_console, str(err))
@@ -263,8 +261,9 @@ def run_eval(args: argparse.Namespace, console: Console | None = None) -> int:
     except ValueError as err:  # an answer labelled against other claims
         return _usage_error(err_console, str(err))
     return finish(
-        summary, records, run.budget, outcome.usage, elapsed, len(samples), args, console, corrected
-    )
+        summary, records, run.budget, outcome.usage, elapsed, len(samples), args, console,
+        corrected, failed,
+    )  # fmt: skip
 
 
 def _usage_error(err_console: Console, message: str) -> int:

@@ -4,7 +4,8 @@
     1    a gate failed (--min-score, --max-unscorable; compare: a significant drop)
     2    bad usage or input (the message names the argument, file, row or field)
     3    stopped at the budget (--max-calls, --max-tokens); what finished is saved
-    4    the judge could not start (its model is missing or corrupt, its server would not run)
+    4    the judge could not start (its model is missing or corrupt, its server would not run),
+         or it failed every call of a run (a server that cannot be reached): no score was made
     5    an internal error (a bug: please report it with the traceback of RAGRECALL_DEBUG=1)
     6    an output could not be written (a full disk, a folder removed mid-run); the message
          says what was saved and where

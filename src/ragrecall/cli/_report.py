@@ -24,10 +24,19 @@ from .._metrics.estimate import known_price
 from .._report.eval_report import eval_report
 from .._running.budget import Budget
 from .._running.store import Record
-from ._exit import BUDGET_STOPPED, GATE_FAILED, OK, output_failed
+from ._exit import BUDGET_STOPPED, GATE_FAILED, JUDGE_UNAVAILABLE, OK, output_failed
 from ._text import PlainConsole
 
-__all__ = ["finish"]
+__all__ = ["finish", "judge_failed"]
+
+
+def judge_failed(record: Record) -> bool:
+    """Whether every metric of ``record`` is unscorable because its judge call raised (no
+    reply came: a server that cannot be reached, a key refused, ...)."""
+    return all(
+        r.status == "unscorable" and r.reason.startswith("judge failed:")
+        for r in record.results.values()
+    )
 
 
 def finish(
@@ -40,7 +49,10 @@ def finish(
     args: argparse.Namespace,
     console: Console,
     corrected: Sequence[CorrectedMean] = (),
+    judge_failures: int = 0,
 ) -> int:
+    """Print the run's summary and outputs; the exit code. ``judge_failures``: the samples
+    whose every judge call failed (``judge_failed``); all of them is exit 4, not a gate."""
     console.print(_table(summary, total_samples, args.repeats))
     not_reached = total_samples - summary.count
     for c in corrected:
@@ -81,6 +93,15 @@ def finish(
             kept = None if args.out else records
             what = f"the summary {args.summary_json}"
             unwritten = output_failed(err, what, kept, PlainConsole(stderr=True))
+    if summary.count and judge_failures == summary.count and not budget.spent:
+        worst = summary.worst()
+        reason = next(iter(worst[0].results.values())).reason if worst else ""
+        PlainConsole(stderr=True).print(
+            f"[red]error:[/] every judge call failed, on all {summary.count} samples: the "
+            f"judge cannot be used (first: {escape(reason)}); no score was made",
+            soft_wrap=True,
+        )
+        return JUDGE_UNAVAILABLE
     failures = []
     first = summary.metrics[0]
     mean, which = first.mean, "mean"

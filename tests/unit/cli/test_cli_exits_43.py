@@ -1,0 +1,64 @@
+"""Issue 43, part 2: the exit code and message of each way a command cannot go on (a judge
+that answers no call, outputs that cannot be written, links and pipes where files belong)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import ScriptedJudge, keyword_reply
+from langchain_core.messages import BaseMessage
+
+from ragrecall.cli import main
+
+KEYWORD = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+
+
+def data(tmp_path: Path, n: int = 3) -> Path:
+    path = tmp_path / "d.jsonl"
+    rows = [
+        {"question": f"q{i}", "reference": f"Cats purr {i}. Dogs bark.", "contexts": ["Cats purr."]}
+        for i in range(n)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture
+def failing(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module ``cli43_judges``: ``down`` fails every call, ``flaky`` every other sample."""
+    module = types.ModuleType("cli43_judges")
+
+    def down(messages: Sequence[BaseMessage]) -> Any:
+        raise RuntimeError("connection refused")
+
+    def flaky(messages: Sequence[BaseMessage]) -> Any:
+        if "purr 1" in str(messages[-1].content):
+            raise RuntimeError("connection refused")
+        return keyword_reply(messages)
+
+    module.down = lambda: ScriptedJudge(reply=down)  # type: ignore[attr-defined]
+    module.flaky = lambda: ScriptedJudge(reply=flaky)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cli43_judges", module)
+    yield "cli43_judges"
+
+
+def test_a_judge_that_fails_every_call_exits_4_not_as_a_failed_gate(
+    tmp_path: Path, failing: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", str(data(tmp_path)), "--claim-mode", "sentences", "--no-progress"]
+    assert main([*argv, "--judge-factory", f"{failing}:down"]) == 4
+    err = capsys.readouterr().err
+    assert "every judge call failed" in err and "connection refused" in err
+    assert main([*argv, "--judge-factory", f"{failing}:flaky"]) == 1  # some failed: a gate
+    assert "unscorable exceeds --max-unscorable" in capsys.readouterr().out
