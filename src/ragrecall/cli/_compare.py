@@ -132,7 +132,7 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
         except SampleError as err:  # says A and B: name the files
             raise SampleError(f"{err} (A: {args.a}, B: {args.b})") from err
     except (OSError, SampleError, ImportError) as err:  # ImportError: pyarrow, for a directory
-        console.print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
+        PlainConsole(stderr=True).print(f"[red]error:[/] {escape(str(err))}", soft_wrap=True)
         return USAGE_ERROR
     print_comparison(comparison, console, show_claims=args.show_claims)
     if corrected is not None:

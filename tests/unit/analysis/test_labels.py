@@ -386,7 +386,7 @@ def test_bad_labels_exit_2_naming_file_and_line(
     assert main(["eval", str(a.parent / "a.jsonl"), *JUDGE, "--labels", str(labels)]) == 2
     assert re.search(message, capsys.readouterr().err.replace("\n", " ")), message
     assert main(["compare", str(a), str(b), "--labels", str(labels)]) == 2
-    assert re.search(message, capsys.readouterr().out.replace("\n", " ")), message
+    assert re.search(message, capsys.readouterr().err.replace("\n", " ")), message
 
 
 # compare with labels -------------------------------------------------------------------------
@@ -471,4 +471,4 @@ def test_compare_counts_tasks_labelled_on_one_side(
         writer.writerows(differ)
     assert main(["compare", str(a), str(b), "--labels", str(la)]) == 2
     message = f"no task has labels for both runs' answers ({len(differ) // 3} labelled on one side"
-    assert message in capsys.readouterr().out.replace("\n", " ")
+    assert message in capsys.readouterr().err.replace("\n", " ")

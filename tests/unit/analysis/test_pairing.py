@@ -94,7 +94,7 @@ def test_compare_refuses_runs_that_barely_pair(
     b = evaluated(tmp_path, "b", questions(10, good=True, tag="y"))  # other questions' facts
     capsys.readouterr()
     assert compare(a, b) == 2
-    assert "only 0 samples pair (A 10, B 10)" in capsys.readouterr().out
+    assert "only 0 samples pair (A 10, B 10)" in capsys.readouterr().err
     assert compare(a, b, "--min-shared", "0") == 0
 
 
@@ -106,13 +106,13 @@ def test_compare_refuses_repeated_tasks_and_other_claims(
     once = evaluated(tmp_path, "once", rows)
     capsys.readouterr()
     assert compare(once, twice) == 2
-    assert "B repeats the task of 1 samples" in capsys.readouterr().out
+    assert "B repeats the task of 1 samples" in capsys.readouterr().err
     other = evaluated(tmp_path, "other", rows, "--claim-mode", "sentences")
     edited = [{**r, "reference_claims": ["Cats purr."]} for r in rows]
     locked = evaluated(tmp_path, "locked", edited)
     capsys.readouterr()
     assert compare(other, locked) == 2
-    assert "8 paired samples were scored against different claims" in capsys.readouterr().out
+    assert "8 paired samples were scored against different claims" in capsys.readouterr().err
     assert compare(other, locked, "--allow-other-claims") == 0
     assert "paired, other claims (not diffed)" in capsys.readouterr().out
 

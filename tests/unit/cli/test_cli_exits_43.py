@@ -62,3 +62,13 @@ def test_a_judge_that_fails_every_call_exits_4_not_as_a_failed_gate(
     assert "every judge call failed" in err and "connection refused" in err
     assert main([*argv, "--judge-factory", f"{failing}:flaky"]) == 1  # some failed: a gate
     assert "unscorable exceeds --max-unscorable" in capsys.readouterr().out
+
+
+def test_compare_prints_its_errors_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.jsonl"
+    assert main(["compare", str(missing), str(tmp_path / "other.jsonl")]) == 2
+    captured = capsys.readouterr()
+    assert "error:" in captured.err and "missing.jsonl" in captured.err
+    assert "error" not in captured.out

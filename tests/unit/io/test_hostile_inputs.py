@@ -262,7 +262,7 @@ def test_a_refusal_for_few_pairs_says_how_samples_pair_and_shows_a_near_miss(
     a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", rows), "a")
     b = eval_to(tmp_path, write_jsonl(tmp_path / "b.jsonl", other), "b")
     assert main(["compare", str(a), str(b)]) == 2
-    out = " ".join(capsys.readouterr().out.split())
+    out = " ".join(capsys.readouterr().err.split())
     assert "only 0 samples pair" in out and "whitespace" in out and "1.0" in out
     assert "first unpaired in A: question 'What do cats do (0)?'" in out
     assert "first unpaired in B:" in out and "Kats purr 0." in out
@@ -273,7 +273,7 @@ def test_comparing_a_run_with_itself_says_so(
 ) -> None:
     a = eval_to(tmp_path, write_jsonl(tmp_path / "a.jsonl", animal_rows()), "a")
     assert main(["compare", str(a), str(a)]) == 2
-    assert "are the same file" in " ".join(capsys.readouterr().out.split())
+    assert "are the same file" in " ".join(capsys.readouterr().err.split())
     copy = tmp_path / "copy.jsonl"
     copy.write_bytes(a.read_bytes())
     assert main(["compare", str(a), str(copy)]) == 0
@@ -293,7 +293,7 @@ def test_a_run_missing_the_metric_for_one_sample_is_refused_not_a_crash(
     b = write_jsonl(tmp_path / "b.jsonl", records)
     capsys.readouterr()
     assert main(["compare", str(a), str(b)]) == 2
-    out = " ".join(capsys.readouterr().out.split())
+    out = " ".join(capsys.readouterr().err.split())
     assert "B holds no 'context_recall' result for 1 of its samples" in out
     assert "internal error" not in out
 
