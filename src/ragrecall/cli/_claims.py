@@ -44,7 +44,7 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
     from .._metrics.base import MetricOptions
     from .._metrics.claims.sets import write_claim_sets
     from .._metrics.context_recall import ContextRecall
-    from ._exit import OK, USAGE_ERROR
+    from ._exit import OK, USAGE_ERROR, output_failed
     from ._text import PlainConsole
 
     console = console or PlainConsole()
@@ -56,10 +56,14 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
         recall = ContextRecall.from_options(judge_spec(args), options)
         tasks = list({s.key(): s for s in samples}.values())
         claim_sets = asyncio.run(_decompose(recall, tasks, max(args.concurrency, 1)))
-        written = write_claim_sets(args.out, zip(tasks, claim_sets, strict=True))
     except (SampleError, JudgeError, OSError, ValueError) as error:
         err.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
         return USAGE_ERROR
+    try:
+        written = write_claim_sets(args.out, zip(tasks, claim_sets, strict=True))
+    except OSError as error:  # a full disk, a folder removed: exit 6, as eval's outputs
+        note = "run again to write them (claims the judge made are kept in the claim store)"
+        return output_failed(error, f"the claim sets {escape(str(args.out))}", None, err, note)
     usage = sum((c.usage for c in claim_sets), Usage())
     sources = {s: sum(c.source == s for c in claim_sets) for s in ("judge", "store", "rules")}
     console.print(

@@ -86,11 +86,15 @@ def judge_failure(error: Exception, finished: int = 0) -> str:
 
 
 def output_failed(
-    error: OSError, what: str, records: Sequence[Record] | None, err: PlainConsole
+    error: OSError,
+    what: str,
+    records: Sequence[Record] | None,
+    err: PlainConsole,
+    note: str = "the summary above stands",
 ) -> int:
-    """Say that ``what`` could not be written; when the results live only in memory
-    (``records``: no --out), save them to a file in the temporary folder first, so that a
-    full disk at the end of a run does not lose them. Returns OUTPUT_FAILED."""
+    """Say that ``what`` could not be written, and ``note``; when the results live only in
+    memory (``records``: no --out), save them to a file in the temporary folder first, so that
+    a full disk at the end of a run does not lose them. Returns OUTPUT_FAILED."""
     saved = ""
     if records:
         fallback = Path(tempfile.gettempdir()) / f"ragrecall-results-{os.getpid()}.jsonl"
@@ -102,8 +106,7 @@ def output_failed(
             fallback.unlink(missing_ok=True)
             saved = f"; saving the results to {fallback} failed too ({again.strerror or again})"
     err.print(
-        f"[red]error:[/] {what} could not be written ({error.strerror or error}){saved}; the "
-        "summary above stands",
+        f"[red]error:[/] {what} could not be written ({error.strerror or error}){saved}; {note}",
         soft_wrap=True,
     )
     return OUTPUT_FAILED

@@ -72,3 +72,14 @@ def test_compare_prints_its_errors_on_stderr(
     captured = capsys.readouterr()
     assert "error:" in captured.err and "missing.jsonl" in captured.err
     assert "error" not in captured.out
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_claims_on_a_full_disk_exits_6_as_eval_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["claims", str(data(tmp_path)), *KEYWORD, "--out", "/dev/full"]
+    assert main(argv) == 6
+    err = capsys.readouterr().err
+    assert "/dev/full could not be written (No space left on device)" in err
+    assert "Errno" not in err
