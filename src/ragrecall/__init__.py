@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "ChunkVerdict": "._core.results",
     "PrecisionResult": "._core.results",
     "QuestionRecallResult": "._core.results",
+    "SufficiencyResult": "._core.results",
     "RecallPrecisionResult": "._core.results",
     "RelevantItem": "._core.results",
     "RetrievalResult": "._core.results",
@@ -140,6 +141,7 @@ if _typing.TYPE_CHECKING:
         RelevantItem,
         RetrievalResult,
         SubQuestionVerdict,
+        SufficiencyResult,
     )
     from ._core.schemas import Chunk, ClaimSet, ClaimVerdict, JudgeInfo, RecallResult, Sample, Usage
     from ._generate.run import GenerationReport, agenerate, generate, load_chunks
@@ -181,6 +183,7 @@ __all__ = [
     "SampleError",
     "ScoredSample",
     "SubQuestionVerdict",
+    "SufficiencyResult",
     "TracedSamples",
     "Usage",
     "__version__",
@@ -204,6 +207,7 @@ _EXPORTS |= {
     "RecallPrecision": "._metrics.recall_precision",
     "ResponseRecall": "._metrics.response_recall",
     "RetrievalRecall": "._metrics.retrieval_recall",
+    "Sufficiency": "._metrics.sufficiency",
 }
 if _typing.TYPE_CHECKING:
     from ._metrics.chunk_recall import ChunkRecall
@@ -213,6 +217,7 @@ if _typing.TYPE_CHECKING:
     from ._metrics.recall_precision import RecallPrecision
     from ._metrics.response_recall import ResponseRecall
     from ._metrics.retrieval_recall import RetrievalRecall
+    from ._metrics.sufficiency import Sufficiency
 __all__ += [
     "ChunkRecall",
     "ContextPrecision",
@@ -221,6 +226,7 @@ __all__ += [
     "RecallPrecision",
     "ResponseRecall",
     "RetrievalRecall",
+    "Sufficiency",
 ]
 __all__.sort()
 # (end of the metrics)

@@ -19,6 +19,7 @@ __all__ = [
     "RelevantItem",
     "RetrievalResult",
     "SubQuestionVerdict",
+    "SufficiencyResult",
 ]
 
 
@@ -55,6 +56,12 @@ class SubQuestionVerdict(BaseModel):
     answer: str | None = Field(None, description="The short answer found in the contexts.")
     missing: str | None = Field(None, description="What the contexts lack to answer it.")
     reason: str = ""
+    p_answered: float | None = Field(
+        None, description="Sufficiency: P(answerable) from the judge's verdict token."
+    )
+    evidence_verified: bool = Field(
+        False, description="Sufficiency: the answer's words were found in the cited chunk."
+    )
 
 
 class QuestionRecallResult(RecallResult):
@@ -62,6 +69,16 @@ class QuestionRecallResult(RecallResult):
 
     metric: str = "question_recall"
     sub_questions: list[SubQuestionVerdict] = Field(default_factory=list)
+
+
+class SufficiencyResult(RecallResult):
+    """Sufficiency's outcome: ``score`` is the share of sub-questions answered with checked
+    evidence; ``missing`` lists the others; ``p_sufficient`` is the mean P(answerable), a
+    graded score for ranking (None where the judge gives no logprobs)."""
+
+    metric: str = "sufficiency"
+    sub_questions: list[SubQuestionVerdict] = Field(default_factory=list)
+    p_sufficient: float | None = None
 
 
 class RelevantItem(BaseModel):

@@ -22,7 +22,7 @@ from .._judge.resolve import JudgeLike, context_window
 from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, MetricOptions
-from .claims.decompose import ClaimCache, clean_claims, default_claim_cache
+from .claims.decompose import ClaimCache, default_claim_cache
 from .prompts import (
     ANSWERABLE_PROMPT,
     SUB_QUESTIONS_PROMPT,
@@ -31,14 +31,10 @@ from .prompts import (
     SubQuestions,
     render_passages,
 )
+from .sub_questions import sub_questions
 from .text.windows import Window, pack
 
 __all__ = ["QuestionRecall"]
-
-
-# Distinguishes sub-question entries from claim entries in a shared ClaimCache.
-_CACHE_KIND = "sub_questions"
-SUB_QUESTIONS_VERSION = "1"
 
 
 class QuestionRecall(Metric[QuestionRecallResult]):
@@ -105,7 +101,14 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         question = (sample.user_input or "").strip()
         if not question:
             return self.unscorable("no question to split into sub-questions")
-        subs = yield from self._sub_questions(question, usage)
+        subs = yield from sub_questions(
+            question,
+            chain=self._chain("decompose"),
+            prompt=self.decompose_prompt,
+            cache=self.cache,
+            judge_id=self.judge_id(),
+            usage=usage,
+        )
         note = ""
         if not subs:
             subs, note = [question], "the judge returned no sub-questions; used the question"
@@ -129,21 +132,6 @@ class QuestionRecall(Metric[QuestionRecallResult]):
                 if i not in found or verdict.answerable:
                     found[i] = verdict
         return self._scored([found[i] for i in range(len(subs))], note)
-
-    def _sub_questions(self, question: str, usage: Usage) -> Steps[list[str]]:
-        prompt = (
-            "" if self.decompose_prompt is SUB_QUESTIONS_PROMPT else repr(self.decompose_prompt)
-        )
-        key = ClaimCache.key(_CACHE_KIND, question, self.judge_id(), SUB_QUESTIONS_VERSION, prompt)
-        cached = self.cache.get(key)
-        if cached is not None:
-            return cached
-        reply = yield from ask(Call(self._chain("decompose"), {"question": question}), usage)
-        assert isinstance(reply.parsed, SubQuestions)
-        subs = clean_claims(reply.parsed.questions)
-        if subs:
-            subs = self.cache.put(key, subs)  # the first writer's, when another was first
-        return subs
 
     def _scored(self, verdicts: list[SubQuestionVerdict], note: str) -> QuestionRecallResult:
         return QuestionRecallResult(

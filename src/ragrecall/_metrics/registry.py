@@ -47,6 +47,7 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("response_recall", "ResponseRecall"),
     ("chunk_recall", "ChunkRecall"),
     ("question_recall", "QuestionRecall"),
+    ("sufficiency", "Sufficiency"),
     ("recall_precision", "RecallPrecision"),
     ("retrieval_recall", "RetrievalRecall"),
 )

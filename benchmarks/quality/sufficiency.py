@@ -1,0 +1,216 @@
+"""Sufficiency against people: is the question answerable from the context, with no reference?
+
+    python -m benchmarks.quality.sufficiency run --split dev --per-source 30 --threshold 0 \
+        --metric sufficiency --out benchmarks/out/suff-dev.jsonl
+    python -m benchmarks.quality.sufficiency fit benchmarks/out/suff-dev.jsonl
+    python -m benchmarks.quality.sufficiency run --split heldout --per-source 50 \
+        --metric sufficiency --metric question_recall --out benchmarks/out/suff-heldout.jsonl
+    python -m benchmarks.quality.sufficiency report benchmarks/out/suff-heldout.jsonl
+
+Data: public sets labelled by people as answerable or not from a passage, converted to rows
+``{id, source, question, contexts, sufficient, split, ...}`` by
+``benchmarks/quality/sufficiency_data.py`` into ``--bench-data`` (default
+``$RAGRECALL_BENCH_DATA``, else ``~/.cache/ragrecall/bench-data``; each source's folder holds
+its raw files and PROVENANCE.md). Absent: prints ``skipped`` and exits 0. Each source's rows
+carry a fixed split (dev about 30 %, heldout the rest, by a hash of the id or dialogue):
+``fit`` reads dev only; ``report`` is for heldout, never tuned on.
+
+``run`` picks ``--per-source`` rows of the split per source, half answerable, half not (by
+``--seed``), scores them with each ``--metric`` on one judge and appends one line per row and
+metric to ``--out`` (a rerun goes on where it stopped). ``--threshold 0`` makes Sufficiency
+check the answer of every sub-question, so ``fit`` can replay any threshold without the judge.
+
+``report``: per source and metric, the answer-level AUC (of the score, and of Sufficiency's
+graded ``p_sufficient``), balanced accuracy (answerable when every sub-question is answered),
+and judge time per row; Sufficiency's time over QuestionRecall's on the same rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks._common import add_judge_args, auc, fmt, make_judge
+
+SOURCES = ("cast_answerability", "conditionalqa")
+
+
+def bench_data(value: str | None) -> Path | None:
+    default = Path.home() / ".cache" / "ragrecall" / "bench-data"
+    path = Path(value or os.environ.get("RAGRECALL_BENCH_DATA") or default)
+    return path if all((path / s / "rows.jsonl").is_file() for s in SOURCES) else None
+
+
+def pick(root: Path, split: str, per_source: int, seed: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for source in SOURCES:
+        lines = (root / source / "rows.jsonl").read_text(encoding="utf-8").splitlines()
+        found = [r for r in map(json.loads, lines) if r["split"] == split]
+        rng = random.Random(f"{seed}:{source}")
+        for label in (True, False):
+            group = sorted((r for r in found if r["sufficient"] is label), key=lambda r: r["id"])
+            rows += rng.sample(group, min(len(group), per_source // 2))
+    random.Random(seed).shuffle(rows)  # any prefix of a run mixes sources and labels
+    return rows
+
+
+def run(args: argparse.Namespace, root: Path) -> int:
+    import ragrecall
+
+    rows = pick(root, args.split, args.per_source, args.seed)
+    done = set()
+    if args.out.exists():
+        for line in args.out.read_text(encoding="utf-8").splitlines():
+            item = json.loads(line)
+            done.add((item["id"], item["metric"]))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    judge = make_judge(args)
+    cache = ragrecall.ClaimCache()  # one store: both metrics split a question the same way
+    metrics = {
+        "sufficiency": ragrecall.Sufficiency(judge, cache=cache, answered_threshold=args.threshold),
+        "question_recall": ragrecall.QuestionRecall(judge, cache=cache),
+    }
+    print(f"load {os.getloadavg()[0]:.1f}; {len(rows)} rows, split {args.split}")
+    for n, row in enumerate(rows, 1):
+        sample = {"user_input": row["question"], "retrieved_contexts": row["contexts"]}
+        for name in args.metric:
+            if (row["id"], name) in done:
+                continue
+            start = time.perf_counter()
+            result = metrics[name].score(sample)
+            item = {
+                "id": row["id"],
+                "source": row["source"],
+                "metric": name,
+                "sufficient": row["sufficient"],
+                "label_kind": row.get("label_kind"),
+                "status": result.status,
+                "reason": result.reason,
+                "score": result.score,
+                "p_sufficient": getattr(result, "p_sufficient", None),
+                "subs": [
+                    {
+                        "q": v.question,
+                        "answerable": v.answerable,
+                        "p": v.p_answered,
+                        "verified": v.evidence_verified,
+                        "reason": v.reason,
+                    }
+                    for v in getattr(result, "sub_questions", [])
+                ],
+                "calls": result.usage.calls if result.usage else None,
+                "seconds": time.perf_counter() - start,
+            }
+            with args.out.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(item) + "\n")
+            print(f"{n}/{len(rows)} {name} {row['sufficient']} -> {result.score} "
+                  f"({item['seconds']:.1f} s)", flush=True)  # fmt: skip
+    print(f"load {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+def _items(path: Path) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [i for i in map(json.loads, lines) if i["status"] == "scored"]
+
+
+def balanced_accuracy(gold: Sequence[bool], said: Sequence[bool]) -> float | None:
+    rates = []
+    for label in (True, False):
+        hits = [s == g for g, s in zip(gold, said, strict=True) if g is label]
+        if not hits:
+            return None
+        rates.append(sum(hits) / len(hits))
+    return sum(rates) / 2
+
+
+def replayed(item: dict[str, Any], threshold: float) -> bool:
+    """Sufficiency's answer-level verdict at ``threshold`` from a run at threshold 0."""
+    return all(s["verified"] and (s["p"] or 0.0) >= threshold for s in item["subs"])
+
+
+def fit(args: argparse.Namespace) -> int:
+    items = [i for i in _items(args.results) if i["metric"] == "sufficiency"]
+    gold = [i["sufficient"] for i in items]
+    print(f"{len(items)} dev rows; AUC of p_sufficient "
+          f"{fmt(auc(gold, [i['p_sufficient'] or 0.0 for i in items]))}")  # fmt: skip
+    best = (0.0, -1.0)
+    for step in range(0, 20):
+        t = step / 20
+        said = [replayed(i, t) for i in items]
+        ba = balanced_accuracy(gold, said) or 0.0
+        per = []
+        for source in SOURCES:
+            pairs = [(i["sufficient"], replayed(i, t)) for i in items if i["source"] == source]
+            if pairs:
+                g, x = zip(*pairs, strict=True)
+                per.append(f"{source} {fmt(balanced_accuracy(g, x))}")
+        print(f"threshold {t:.2f}: balanced accuracy {ba:.3f} ({', '.join(per)})")
+        best = max(best, (ba, -t))
+    print(f"best threshold {-best[1]:.2f} (balanced accuracy {best[0]:.3f})")
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    items = _items(args.results)
+    by: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for i in items:
+        by[i["source"], i["metric"]].append(i)
+        by["all", i["metric"]].append(i)
+    seconds: dict[tuple[str, str], float] = {}
+    for (source, metric), group in sorted(by.items()):
+        gold = [i["sufficient"] for i in group]
+        scores = [i["score"] for i in group]
+        graded = [i["p_sufficient"] for i in group]
+        seconds[source, metric] = sum(i["seconds"] for i in group) / len(group)
+        line = (
+            f"{source:20} {metric:16} n={len(group):4} AUC(score) {fmt(auc(gold, scores))}  "
+            f"balanced accuracy {fmt(balanced_accuracy(gold, [s == 1.0 for s in scores]))}"
+        )
+        if None not in graded:
+            line += f"  AUC(p_sufficient) {fmt(auc(gold, graded))}"
+        print(line + f"  {seconds[source, metric]:.1f} s/row")
+    for source in (*SOURCES, "all"):
+        a, b = seconds.get((source, "sufficiency")), seconds.get((source, "question_recall"))
+        if a and b:
+            print(f"{source}: judge time, sufficiency / question_recall = {a / b:.2f}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="score rows with the judge (resumable)")
+    r.add_argument("--bench-data", help="the converted answerability sets")
+    r.add_argument("--split", default="dev", choices=["dev", "heldout"])
+    r.add_argument("--per-source", type=int, default=30)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--threshold", type=float, default=0.5, help="Sufficiency's threshold")
+    r.add_argument("--metric", action="append", choices=["sufficiency", "question_recall"])
+    r.add_argument("--out", type=Path, default=Path("benchmarks/out/sufficiency.jsonl"))
+    add_judge_args(r)
+    for name, helps in (("fit", "thresholds on a dev run"), ("report", "figures of a run")):
+        p = sub.add_parser(name, help=helps)
+        p.add_argument("results", type=Path)
+    args = parser.parse_args()
+    if args.command == "fit":
+        return fit(args)
+    if args.command == "report":
+        return report(args)
+    root = bench_data(args.bench_data)
+    if root is None:
+        print("skipped: the answerability sets are absent (see --bench-data)")
+        return 0
+    args.metric = args.metric or ["sufficiency"]
+    return run(args, root)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

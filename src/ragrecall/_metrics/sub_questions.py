@@ -1,0 +1,42 @@
+"""A question's sub-questions: the parts a full answer must cover, split by the judge in one
+call and cached beside claims. Shared by QuestionRecall and Sufficiency."""
+
+from __future__ import annotations
+
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import Runnable
+
+from .._core.schemas import Usage
+from .._judge.drive import Call, Steps, ask
+from .claims.decompose import ClaimCache, clean_claims
+from .prompts import SUB_QUESTIONS_PROMPT, SubQuestions
+
+__all__ = ["SUB_QUESTIONS_VERSION", "sub_questions"]
+
+# Distinguishes sub-question entries from claim entries in a shared ClaimCache.
+_CACHE_KIND = "sub_questions"
+SUB_QUESTIONS_VERSION = "1"
+
+
+def sub_questions(
+    question: str,
+    *,
+    chain: Runnable[dict[str, str], dict[str, object]],
+    prompt: ChatPromptTemplate,
+    cache: ClaimCache,
+    judge_id: str,
+    usage: Usage,
+) -> Steps[list[str]]:
+    """The sub-questions of ``question`` (cached per judge and prompt; [] if the judge gave
+    none)."""
+    custom = "" if prompt is SUB_QUESTIONS_PROMPT else repr(prompt)
+    key = ClaimCache.key(_CACHE_KIND, question, judge_id, SUB_QUESTIONS_VERSION, custom)
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    reply = yield from ask(Call(chain, {"question": question}), usage)
+    assert isinstance(reply.parsed, SubQuestions)
+    subs = clean_claims(reply.parsed.questions)
+    if subs:
+        subs = cache.put(key, subs)  # the first writer's, when another was first
+    return subs

@@ -1,0 +1,279 @@
+"""Sufficiency: do the retrieved contexts answer every part of the question? No reference.
+
+The judge splits the question into sub-questions (cached, as QuestionRecall does). For each,
+passages first so the prompt cache reuses them, the judge says whether one passage states the
+answer: where it gives logprobs, P(answerable) is read from its verdict token and decides
+against ``answered_threshold``. A sub-question counts as answered only when the judge then
+gives the words that answer it and the library finds them, verbatim, in the passages; words
+that only repeat the question, that lack what it asks for (no time for "when", no quantity
+for "how many": ``text/answer_type.py``), or that address the judge, do not count. The judge's word
+alone never buys an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.prompt_values import PromptValue
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel, Field
+
+from .._core.errors import JudgeError
+from .._core.results import SubQuestionVerdict, SufficiencyResult
+from .._core.schemas import Sample, Usage
+from .._judge.drive import Call, Steps, ask
+from .._judge.resolve import JudgeLike, context_window, is_embedded
+from .._judge.retry import DEFAULT_TIMEOUT
+from .._judge.structured import structured
+from .base import Metric, MetricOptions
+from .claims.decompose import ClaimCache, default_claim_cache
+from .prompts import (
+    SUB_QUESTIONS_PROMPT,
+    SUFFICIENCY_PREFIX,
+    SUFFICIENCY_PROMPT,
+    AnswerSpan,
+    PassageRenderer,
+    SubQuestions,
+    render_passages,
+)
+from .sub_questions import sub_questions
+from .text.answer_type import lacks_answer_type
+from .text.windows import Window, pack
+from .text.words import content_words, passages_quoting
+from .verdicts.decide import p_true
+from .verdicts.grounding import evidence_refusal
+
+__all__ = ["DEFAULT_ANSWERED_THRESHOLD", "Sufficiency"]
+
+Verdict = Literal["auto", "token", "json"]
+
+# P(answerable) at or above which the embedded judge's verdict counts (then checked).
+DEFAULT_ANSWERED_THRESHOLD = 0.5
+
+
+class _TokenVerdict(BaseModel):
+    p_answerable: float = Field(ge=0.0, le=1.0)
+
+
+class Sufficiency(Metric[SufficiencyResult]):
+    """Do the retrieved contexts hold what is needed to answer every part of the question?
+
+    Score = sub-questions answered with checked evidence / sub-questions; no reference needed,
+    so it scores live traffic. ``missing`` lists the unanswered sub-questions; each verdict in
+    ``sub_questions`` gives the answer's words and the chunk they were found in, or why not;
+    ``p_sufficient`` is the mean P(answerable), a graded score for ranking retrievals. No
+    retrieved contexts scores 0. Supersedes QuestionRecall, whose verdicts take the judge's
+    word.
+
+    Args:
+        judge: a LangChain chat model, a ``"provider:model"`` string, or None for the
+            embedded local judge.
+        answered_threshold: where the judge gives logprobs, a sub-question is taken as
+            answered (and its answer then checked) when P(answerable) reaches this.
+        verdict: ``"token"`` (the judge is given the reply's start and writes only the
+            verdict token, read through its logprobs; needs a server that continues a final
+            assistant message, such as llama.cpp's), ``"json"`` (the judge writes the whole
+            verdict), or ``"auto"`` (token for the embedded judge, JSON otherwise).
+        cache: where sub-questions are cached (default: the cache claims share);
+            ``cache_path`` makes a new one persisted in that SQLite file.
+        window_tokens: judge window for packing contexts; default from the judge.
+        decompose_prompt: replaces ``ragrecall.prompts.SUB_QUESTIONS_PROMPT``.
+        prompt: replaces ``ragrecall.prompts.SUFFICIENCY_PROMPT`` (keep its variables, its
+            reply schema ``AnswerSpan`` and its reply start ``SUFFICIENCY_PREFIX``).
+        render_passages: how passages are shown to the judge.
+        max_retries: retries of a failed judge call.
+        timeout: seconds per judge call.
+    """
+
+    name = "sufficiency"
+    needs = (("user_input",), ("retrieved_contexts",))
+    result_type = SufficiencyResult
+    cost_parts = frozenset({"sub_questions"})
+
+    def __init__(
+        self,
+        judge: JudgeLike = None,
+        *,
+        answered_threshold: float = DEFAULT_ANSWERED_THRESHOLD,
+        verdict: Verdict = "auto",
+        cache: ClaimCache | None = None,
+        cache_path: str | Path | None = None,
+        window_tokens: int | None = None,
+        decompose_prompt: ChatPromptTemplate = SUB_QUESTIONS_PROMPT,
+        prompt: ChatPromptTemplate = SUFFICIENCY_PROMPT,
+        render_passages: PassageRenderer = render_passages,
+        max_retries: int = 3,
+        timeout: float = DEFAULT_TIMEOUT,
+    ):
+        super().__init__(judge, max_retries=max_retries, timeout=timeout)
+        if not 0.0 <= answered_threshold <= 1.0:
+            raise ValueError(f"answered_threshold must be in [0, 1], got {answered_threshold}")
+        if verdict not in ("auto", "token", "json"):
+            raise ValueError(f"verdict must be 'auto', 'token' or 'json', got {verdict!r}")
+        if cache is None:
+            cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
+        self.cache = cache  # (an empty ClaimCache is falsy: no `or` here)
+        self.answered_threshold = answered_threshold
+        self.verdict = verdict
+        self.window_tokens = window_tokens
+        self.decompose_prompt = decompose_prompt
+        self.prompt = prompt
+        self.render_passages = render_passages
+        self._chains: dict[str, Runnable[Any, Any]] = {}
+
+    @classmethod
+    def from_options(cls, judge: JudgeLike, options: MetricOptions) -> Sufficiency:
+        return cls(judge, cache=options.claim_cache, **options.policy())
+
+    def _chain(self, kind: str) -> Runnable[Any, Any]:
+        if kind not in self._chains:
+            if kind == "decompose":
+                chain = self.decompose_prompt | structured(self.judge, SubQuestions)
+            elif kind == "token":
+                prefilled = RunnableLambda(_prefill, name="sufficiency_prefix")
+                read = RunnableLambda(_token_reply, name="read_verdict_token")
+                chain = self.prompt | prefilled | self.judge.bind(max_tokens=1) | read
+            else:
+                chain = self.prompt | structured(self.judge, AnswerSpan)
+            self._chains[kind] = chain
+        return self._chains[kind]
+
+    def _token_verdicts(self) -> bool:
+        return self.verdict == "token" or (self.verdict == "auto" and is_embedded(self.judge))
+
+    def _steps(self, sample: Sample, usage: Usage) -> Steps[SufficiencyResult]:
+        question = (sample.user_input or "").strip()
+        if not question:
+            return self.unscorable("no question to split into sub-questions")
+        subs = yield from sub_questions(
+            question,
+            chain=self._chain("decompose"),
+            prompt=self.decompose_prompt,
+            cache=self.cache,
+            judge_id=self.judge_id(),
+            usage=usage,
+        )
+        note = ""
+        if not subs:
+            subs, note = [question], "the judge returned no sub-questions; used the question"
+        chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+        if not chunks:
+            return self._scored(
+                [_unanswered(q, "no retrieved contexts") for q in subs], "no retrieved contexts"
+            )
+        windows = pack(chunks, self.window_tokens or context_window(self.judge))
+        verdicts = []
+        for sub in subs:
+            verdicts.append((yield from self._answer(sub, windows, usage)))
+        return self._scored(verdicts, note)
+
+    def _answer(
+        self, question: str, windows: Sequence[Window], usage: Usage
+    ) -> Steps[SubQuestionVerdict]:
+        """The verdict on one sub-question: the first window that answers it, else the one
+        the judge leaned to most."""
+        best: SubQuestionVerdict | None = None
+        for window in windows:
+            call = {"passages": self.render_passages(window), "question": question}
+            p: float | None = None
+            if self._token_verdicts():
+                try:
+                    token = yield from ask(Call(self._chain("token"), call), usage)
+                    assert isinstance(token.parsed, _TokenVerdict)
+                    p = token.parsed.p_answerable
+                except JudgeError:
+                    p = None  # unreadable: the JSON verdict decides for this window
+            if p is not None and p < self.answered_threshold:
+                verdict = _unanswered(question, "the contexts do not answer it", p)
+            else:
+                reply = yield from ask(Call(self._chain("json"), call), usage)
+                assert isinstance(reply.parsed, AnswerSpan)
+                if p is None:
+                    p = p_true(reply.raw)
+                verdict = self._checked(question, reply.parsed, window, p)
+            if verdict.answerable:
+                return verdict
+            if best is None or (verdict.p_answered or 0.0) > (best.p_answered or 0.0):
+                best = verdict
+        assert best is not None
+        return best
+
+    def _checked(
+        self, question: str, span: AnswerSpan, window: Window, p: float | None
+    ) -> SubQuestionVerdict:
+        """Answered only if the judge's answer is found in the passages and answers."""
+        if p is not None and p >= self.answered_threshold and not span.answerable:
+            return _unanswered(question, f"the judge leaned answerable (P {p:.2f}), then not", p)
+        if not span.answerable:
+            return _unanswered(question, "the contexts do not answer it", p)
+        answer = span.answer.strip()
+        hits = passages_quoting(answer, [part.text for part in window]) if answer else []
+        found = sorted((window[i] for i in hits), key=lambda part: part.number != span.passage)
+        why = ""
+        if not answer:
+            why = "the judge said answerable but gave no answer"
+        elif not found:
+            why = "the judge's answer is not in the passages"
+        elif not content_words(answer) - content_words(question):
+            why = "the judge's answer only repeats the question"
+        else:
+            why = lacks_answer_type(question, answer) or evidence_refusal(
+                question, answer, found[0].text
+            )
+        ids = [found[0].chunk.id] if found else []
+        if why:
+            return _unanswered(question, why, p, answer=answer or None, chunk_ids=ids)
+        return SubQuestionVerdict(
+            question=question,
+            answerable=True,
+            chunk_ids=ids,
+            answer=answer,
+            reason="answered; answer found in the passage",
+            p_answered=p,
+            evidence_verified=True,
+        )
+
+    def _scored(self, verdicts: list[SubQuestionVerdict], note: str) -> SufficiencyResult:
+        ps = [v.p_answered for v in verdicts]
+        return SufficiencyResult(
+            metric=self.name,
+            score=sum(v.answerable for v in verdicts) / len(verdicts),
+            status="scored",
+            reason=note,
+            sub_questions=verdicts,
+            missing=[v.question for v in verdicts if not v.answerable],
+            p_sufficient=None if None in ps else sum(p or 0.0 for p in ps) / len(ps),
+        )
+
+
+def _unanswered(
+    question: str,
+    reason: str,
+    p: float | None = None,
+    answer: str | None = None,
+    chunk_ids: Sequence[str] = (),
+) -> SubQuestionVerdict:
+    return SubQuestionVerdict(
+        question=question,
+        answerable=False,
+        answer=answer,
+        chunk_ids=list(chunk_ids),
+        reason=reason,
+        p_answered=p,
+    )
+
+
+def _prefill(prompt: PromptValue) -> list[BaseMessage]:
+    return [*prompt.to_messages(), AIMessage(content=SUFFICIENCY_PREFIX)]
+
+
+def _token_reply(raw: BaseMessage) -> dict[str, Any]:
+    p = p_true(raw if isinstance(raw, AIMessage) else None)
+    if p is None:
+        error = JudgeError("no true/false log-probability in the judge's verdict token")
+        return {"raw": raw, "parsed": None, "parsing_error": error}
+    return {"raw": raw, "parsed": _TokenVerdict(p_answerable=p), "parsing_error": None}
