@@ -13,6 +13,7 @@ from ._scorers import (
     RecallScorer,
     ResponseRecallScorer,
     RetrievalRecallScorer,
+    SufficiencyScorer,
     get_scorer,
 )
 
@@ -26,6 +27,7 @@ __all__ = [
     "RecallScorer",
     "ResponseRecallScorer",
     "RetrievalRecallScorer",
+    "SufficiencyScorer",
     "as_feedback",
     "get_scorer",
     "make_metric",

@@ -28,6 +28,7 @@ from ragrecall import (
     RecallResult,
     ResponseRecall,
     RetrievalRecall,
+    Sufficiency,
 )
 from ragrecall.engines import metric_classes
 
@@ -44,6 +45,7 @@ __all__ = [
     "RecallScorer",
     "ResponseRecallScorer",
     "RetrievalRecallScorer",
+    "SufficiencyScorer",
     "as_judge",
     "get_scorer",
 ]
@@ -161,6 +163,13 @@ class QuestionRecallScorer(_NamedScorer):
     metric_class = QuestionRecall
 
 
+class SufficiencyScorer(_NamedScorer):
+    """Does each part of the question have its answer, found verbatim, in the retrieved
+    documents? (No reference needed.)"""
+
+    metric_class = Sufficiency
+
+
 class ContextPrecisionScorer(_NamedScorer):
     """Which share of the retrieved documents is relevant to the expected response?"""
 
@@ -193,6 +202,7 @@ _BY_NAME: dict[str, type[_NamedScorer]] = {
         ResponseRecallScorer,
         ChunkRecallScorer,
         QuestionRecallScorer,
+        SufficiencyScorer,
         ContextPrecisionScorer,
         RecallPrecisionScorer,
     )

@@ -24,7 +24,8 @@ def test_public_names() -> None:
         "ChunkRecallEvaluator", "ContextPrecisionEvaluator", "ContextRecallEvaluator",
         "LlamaIndexJudge", "Measure", "QuestionRecallEvaluator", "RecallCapture",
         "RecallEvaluationResult", "RecallEvaluator", "RecallPrecisionEvaluator", "ReferenceLookup",
-        "ResponseRecallEvaluator", "RetrievalRecallMetric", "aevaluate_query_engine", "as_judge",
+        "ResponseRecallEvaluator", "RetrievalRecallMetric", "SufficiencyEvaluator",
+        "aevaluate_query_engine", "as_judge",
         "chunks_from_nodes", "evaluate_query_engine",
     ]
     # fmt: on

@@ -15,6 +15,7 @@ from ._evaluators import (
     RecallEvaluator,
     RecallPrecisionEvaluator,
     ResponseRecallEvaluator,
+    SufficiencyEvaluator,
 )
 from ._judge import LlamaIndexJudge, as_judge
 from ._nodes import chunks_from_nodes
@@ -35,6 +36,7 @@ __all__ = [
     "ReferenceLookup",
     "ResponseRecallEvaluator",
     "RetrievalRecallMetric",
+    "SufficiencyEvaluator",
     "aevaluate_query_engine",
     "as_judge",
     "chunks_from_nodes",

@@ -35,6 +35,7 @@ __all__ = [
     "RecallEvaluator",
     "RecallPrecisionEvaluator",
     "ResponseRecallEvaluator",
+    "SufficiencyEvaluator",
 ]
 
 # Keyword arguments of ``evaluate``/``aevaluate`` that become Sample fields; others are ignored,
@@ -272,6 +273,8 @@ if TYPE_CHECKING:  # the evaluators this package names in __all__, for type chec
     class RecallPrecisionEvaluator(_NamedEvaluator): ...
 
     class ResponseRecallEvaluator(_NamedEvaluator): ...
+
+    class SufficiencyEvaluator(_NamedEvaluator): ...
 
 
 def __getattr__(name: str) -> type[_NamedEvaluator]:
