@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .._core.errors import JudgeError, SampleError
 from ._inputs import (
     add_input_command,
+    check_needs,
     check_writable,
     claim_cache,
     claim_mode,
@@ -52,6 +53,7 @@ def run_claims(args: argparse.Namespace, console: Console | None = None) -> int:
     try:
         check_writable(args.out, "--out")
         samples = read_input(args, err)
+        check_needs(samples, ["context_recall"], args.data)  # refused as eval refuses it
         options = MetricOptions(claims=claim_mode(args), claim_cache=claim_cache(args))
         recall = ContextRecall.from_options(judge_spec(args), options)
         tasks = list({s.key(): s for s in samples}.values())

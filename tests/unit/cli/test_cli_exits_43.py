@@ -83,3 +83,16 @@ def test_claims_on_a_full_disk_exits_6_as_eval_does(
     err = capsys.readouterr().err
     assert "/dev/full could not be written (No space left on device)" in err
     assert "Errno" not in err
+
+
+def test_claims_refuses_data_with_no_reference_as_eval_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "noref.jsonl"
+    path.write_text(json.dumps({"question": "q", "contexts": ["Cats purr."]}) + "\n")
+    assert main(["eval", str(path), *KEYWORD]) == 2
+    refused = capsys.readouterr().err
+    assert "no row has reference" in refused
+    assert main(["claims", str(path), *KEYWORD, "--out", str(tmp_path / "c.jsonl")]) == 2
+    assert capsys.readouterr().err == refused
+    assert not (tmp_path / "c.jsonl").exists()
