@@ -1,5 +1,7 @@
 """Where ``RecallLogger`` sends its records: a JSONL file, SQLite, LangSmith feedback, or any
-callable (``Sink`` is the protocol); ``LoggerStats`` counts what the logger did.
+callable (``Sink`` is the protocol); ``LoggerStats`` counts what the logger did. ``watch``
+reads the logged records back over time (``ragrecall watch``): each metric per window with its
+interval, and a drop against a baseline flagged (``Watch``, its ``Window``s and ``Alarm``s).
 """
 
 import typing as _typing
@@ -15,6 +17,10 @@ _EXPORTS: dict[str, str] = {
     "SQLiteSink": "ragrecall._running.sinks",
     "Sink": "ragrecall._running.sinks",
     "LoggerStats": "ragrecall._running.logger",
+    "Alarm": "ragrecall._analysis.watch",
+    "Watch": "ragrecall._analysis.watch",
+    "Window": "ragrecall._analysis.watch",
+    "watch": "ragrecall._analysis.watch",
 }
 
 
@@ -22,6 +28,7 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:
+    from ._analysis.watch import Alarm, Watch, Window, watch
     from ._running.logger import LoggerStats
     from ._running.sinks import (
         CallableSink,
@@ -33,6 +40,7 @@ if _typing.TYPE_CHECKING:
     )
 
 __all__ = [
+    "Alarm",
     "CallableSink",
     "JsonlSink",
     "LangSmithSink",
@@ -40,4 +48,7 @@ __all__ = [
     "RecallRecord",
     "SQLiteSink",
     "Sink",
+    "Watch",
+    "Window",
+    "watch",
 ]

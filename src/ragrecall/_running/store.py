@@ -35,7 +35,7 @@ from .._io.safe import lines, loads, regular_file
 from .._io.samples import SampleId
 from .._metrics.registry import result_type
 
-__all__ = ["Record", "ResultsFile", "SampleId", "read_file"]
+__all__ = ["Record", "ResultsFile", "SampleId", "read_file", "read_log"]
 
 
 @dataclass
@@ -54,9 +54,9 @@ class Record:
     - ``sample``: the sample as scored.
     - ``results``: per metric name, the metric's own result (``RecallResult`` or its
       subclass: score, status, reason, claims, verdicts, usage, judge; ``runs`` with repeats).
-    - ``run_id``, ``timestamp``, ``extra``: what a live log adds (``RecallLogger``: the host's
-      run id, when the record was written, e.g. ``parent_run_id``); None and empty in a run's
-      results file, and left out of its lines then.
+    - ``timestamp``: when it was scored (UTC; None from Ray and in older files).
+    - ``run_id``, ``extra``: what a live log adds (``RecallLogger``: the host's run id, e.g.
+      ``parent_run_id``); None and empty in a run's results file, and left out of its lines.
 
     ``score(metric)`` is the sample's score for ``metric``, or None. ``query``, ``reference``,
     ``chunks`` and ``result`` read as the older ``RecallRecord`` did (``result``: the one
@@ -155,6 +155,11 @@ def read_file(path: str | Path) -> list[Record]:
             latest.pop(record.id, None)
             latest[record.id] = record
     return list(latest.values())
+
+
+def read_log(path: str | Path) -> list[tuple[int, Record]]:
+    """Every record and its line, none replaced (a query logged twice is two events)."""
+    return [(n, r) for n, (_, r) in enumerate(_scan(Path(path)), 1) if r is not None]
 
 
 def _scan(path: Path) -> Iterator[tuple[int, Record | None]]:

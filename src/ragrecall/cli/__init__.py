@@ -1,8 +1,8 @@
 """The ``ragrecall`` command: ``eval`` (score a dataset, gate in CI), ``claims`` (decompose
 once, lock the claims), ``compare`` (two runs), ``generate`` (a checked test set from your
 documents), ``review`` and ``calibrate`` (check the
-judge against a person's labels), ``demo`` (a real evaluation on the embedded
-judge) and ``judge``."""
+judge against a person's labels), ``watch`` (logged recall over time), ``demo`` (a real
+evaluation on the embedded judge) and ``judge``."""
 
 from __future__ import annotations
 
@@ -60,6 +60,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "._calibrate",
         "add_calibrate_command",
     ),
+    "watch": (
+        "logged recall per time window, a drop against a baseline flagged (exit 1)",
+        "._watch",
+        "add_watch_command",
+    ),
     "demo": ("score the bundled example dataset on the embedded judge, offline", "", ""),
     "judge": ("the embedded local judge", "._judge", "add_judge_commands"),
 }
@@ -90,7 +95,8 @@ def _parser(command: str | None = None, *, everything: bool = False) -> argparse
         "(and gates CI), claims locks a dataset's claims, compare tests two runs against each "
         "other, generate makes a checked test set from your documents, review picks verdicts "
         "for a person to label and calibrate fits the judge to the "
-        "labels, demo runs a real evaluation on the embedded judge, judge serves it.",
+        "labels, watch follows logged recall over time, demo runs a real evaluation on the "
+        "embedded judge, judge serves it.",
     )
     parser.add_argument("--version", action="version", version=f"ragrecall {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)

@@ -50,6 +50,9 @@ SUBMODULES = {
     "ragrecall.sinks": [
         "CallableSink", "JsonlSink", "LangSmithSink", "LoggerStats", "RecallRecord", "SQLiteSink",
         "Sink",
+        # watch and its result (Watch, Window, Alarm): the logged records read back over time,
+        # per window, a drop flagged (ragrecall watch's Python twin)
+        "Alarm", "Watch", "Window", "watch",
     ],
     "ragrecall.calibration": [
         "Agreement", "AnswerLabel", "CalibrationProfile", "CorrectedDifference", "CorrectedMean",

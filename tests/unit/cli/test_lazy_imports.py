@@ -15,7 +15,7 @@ PROVIDERS = ("openai", "langchain_openai")
 HEAVY = (*PROVIDERS, "langchain_core", "pydantic", "ragrecall._metrics.prompts")
 # The commands but demo (it runs with no argument). generate's own help names the question
 # kinds and their default weights, which live with its prompts: it alone imports them.
-COMMANDS = ("eval", "claims", "generate", "compare", "review", "calibrate", "judge")
+COMMANDS = ("eval", "claims", "generate", "compare", "review", "calibrate", "watch", "judge")
 
 
 def loaded_after(code: str, names: tuple[str, ...]) -> list[str]:

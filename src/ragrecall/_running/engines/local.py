@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import ClassVar
 
@@ -104,7 +105,15 @@ class LocalEngine:
                 async for done in stream:
                     index = todo[done.index]
                     (key, occurrence), content = ids[index]
-                    record = Record(key, index, done.sample, done.results, occurrence, content)
+                    record = Record(
+                        key,
+                        index,
+                        done.sample,
+                        done.results,
+                        occurrence,
+                        content,
+                        timestamp=datetime.now(timezone.utc),
+                    )
                     if store is not None:
                         store.append(record)
                     on_record(record)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any
 
 from ragrecall._core.schemas import RecallResult, Sample
@@ -85,7 +86,15 @@ def run_rounds(
                 continue
             admitted.pop(index, None)
             (key, occurrence), content = ids[index]
-            record = Record(key, index, samples[index], results, occurrence, content)
+            record = Record(
+                key,
+                index,
+                samples[index],
+                results,
+                occurrence,
+                content,
+                timestamp=datetime.now(timezone.utc),
+            )
             store.append(record)
             on_record(record)
         held = _held(admitted, answered)
