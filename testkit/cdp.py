@@ -87,12 +87,13 @@ class Browser:
         value: dict[str, Any] = json.loads(line)
         return value
 
-    def open(self, url: str) -> None:
-        """Open ``url`` in a new page and wait until it has loaded."""
+    def open(self, url: str, domains: tuple[str, ...] = ("Page", "Runtime", "Log")) -> None:
+        """Open ``url`` in a new page and wait until it has loaded; ``domains`` are enabled
+        before it loads (add ``"Network"`` to see every request the page makes)."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         attached = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})
         self.session = attached["sessionId"]
-        for domain in ("Page", "Runtime", "Log"):
+        for domain in domains:
             self.send(f"{domain}.enable")
         self.send("Page.navigate", {"url": url})
         deadline = time.monotonic() + 30
