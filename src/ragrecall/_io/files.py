@@ -77,14 +77,17 @@ def _json(path: Path) -> Iterator[tuple[int | None, Any]]:
 
 def _csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open(encoding="utf-8-sig", newline="") as f:  # a BOM is not a column name
-        reader = csv.reader(f)
+        lines = _Lines(f)
+        reader = csv.reader(lines)
         start = 1
         try:
             header = next(reader, None)
             if header is None:
                 return
+            lines.check(start, path)
             start = reader.line_num + 1
             for cells in reader:
+                lines.check(start, path)
                 if cells:  # a blank line has none
                     if len(cells) > len(header):
                         raise SampleError(
@@ -99,6 +102,59 @@ def _csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 start = reader.line_num + 1
         except csv.Error as err:
             raise SampleError(f"unreadable CSV: {err}", file=str(path), line=start) from err
+
+
+class _Lines:
+    """A CSV file's lines as the reader takes them, holding those of the record being read;
+    ``check`` refuses a record that the end of the file cut off inside a quoted cell (Python's
+    reader would take the rest of the file as that cell)."""
+
+    def __init__(self, f: Iterator[str]):
+        self._f = f
+        self._held: list[str] = []
+        self._ended = False
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._f:
+            self._held.append(line)
+            yield line
+        self._ended = True
+
+    def check(self, first: int, path: Path) -> None:
+        """The record just read starts on line ``first``."""
+        if self._ended:  # only the last record can end at the end of the file
+            _check_closed(self._held, first, path)
+        self._held.clear()
+
+
+def _check_closed(record: list[str], first: int, path: Path) -> None:
+    """Raise SampleError when the CSV ``record`` (the file's last, from line ``first``) ends
+    inside a quoted cell: Python's reader then takes the rest of the file as that cell."""
+    if not record or '"' not in "".join(record):
+        return
+    opened: int | None = None  # the line of the quote that opened the cell we are in
+    at_start = True  # at a cell's start, where a quote opens a quoted cell
+    for number, line in enumerate(record, first):
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if opened is not None:
+                if ch == '"':
+                    doubled = line[i + 1 : i + 2] == '"'
+                    i += doubled  # "" is a quote in the cell; one quote closes it
+                    opened = opened if doubled else None
+            elif ch == '"' and at_start:
+                opened = number
+            else:
+                at_start = ch in ",\r\n"
+            i += 1
+    if opened is not None:
+        raise SampleError(
+            "a quote opens a cell here and is never closed, so the rest of the file would "
+            'be read as that cell; close it, or write a quote inside a cell as ""',
+            file=str(path),
+            line=opened,
+        )
 
 
 def _parquet(path: Path) -> list[dict[str, Any]]:
