@@ -518,6 +518,20 @@ def test_a_rewrite_counts_only_with_a_verbatim_referent() -> None:
     assert accept_rewrite(
         "Its name comes from Monty Python.", "Python's name comes from Monty Python.", python
     )
+    # also when the name holds a possessive (the seeds' example sample 0 did this)
+    eiffel = (
+        "The Eiffel Tower is in Paris. It was designed by Gustave Eiffel's engineering company."
+    )
+    designed = "It was designed by Gustave Eiffel's engineering company."
+    assert not accept_rewrite(
+        designed,
+        "Gustave Eiffel's engineering company was designed by Gustave Eiffel's "
+        "engineering company.",
+        eiffel,
+    )
+    assert accept_rewrite(
+        designed, "The Eiffel Tower was designed by Gustave Eiffel's engineering company.", eiffel
+    )
     # nor a referent the claim already says in lower case
     oil = "vegi oils boiling point is somewhere around 320 degrees."
     assert not accept_rewrite(

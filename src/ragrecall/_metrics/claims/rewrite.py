@@ -121,7 +121,10 @@ def _repeats(tokens: Sequence[str]) -> int:
 def _says(claim: str, name: str) -> bool:
     """Whether ``claim`` already says ``name`` (whole words, any case, "the" and a possessive
     aside), other than inside a longer capitalised name ("Python" in "Monty Python")."""
-    target = _norm(re.sub(r"^the\s+|'s?$", "", name.strip(), flags=re.I)).split()
+    # possessives dropped word by word on both sides ("Gustave Eiffel's company")
+    target = [
+        _OWNER.sub("", w) for w in _norm(re.sub(r"^the\s+", "", name.strip(), flags=re.I)).split()
+    ]
     words = [_OWNER.sub("", t) for t in _tokens(claim)]
     n = len(target)
     for i in range(len(words) - n + 1):
