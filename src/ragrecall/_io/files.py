@@ -15,7 +15,7 @@ from typing import Any
 
 from .._core.errors import SampleError
 from .._core.extras import requires
-from .safe import lines, loads
+from .safe import lines, loads, lone_surrogate
 
 __all__ = ["SUFFIXES", "DataRows", "read_file"]
 
@@ -52,11 +52,13 @@ def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield number, loads(line)
+                value = loads(line)
             except json.JSONDecodeError as err:
                 raise SampleError(
                     f"invalid JSON: {err.msg} (column {err.colno})", file=str(path), line=number
                 ) from err
+            _check_surrogates(line, path, number)
+            yield number, value
 
 
 def _json(path: Path) -> Iterator[tuple[int | None, Any]]:
@@ -69,10 +71,27 @@ def _json(path: Path) -> Iterator[tuple[int | None, Any]]:
         raise SampleError(
             f"invalid JSON: {err.msg} (column {err.colno})", file=str(path), line=err.lineno
         ) from err
+    _check_surrogates(text, path, 1)
     if isinstance(value, list):
         yield from ((None, item) for item in value)  # named by row: items share lines
     else:
         yield 1, value
+
+
+def _check_surrogates(text: str, path: Path, first: int) -> None:
+    """Refuse JSON ``text`` (from line ``first`` of ``path``) that escapes half a UTF-16 pair
+    alone: no file can hold it as UTF-8, so every output would fail later, far from here."""
+    at = lone_surrogate(text) if "\\" in text else None
+    if at is not None:
+        line = first + text.count("\n", 0, at)
+        column = at - text.rfind("\n", 0, at)
+        escape = text[at : text.index("u", at) + 5]
+        raise SampleError(
+            f"{escape} (column {column}) is half of a UTF-16 surrogate pair, alone: not text; "
+            "remove it, or write the whole character",
+            file=str(path),
+            line=line,
+        )
 
 
 def _csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

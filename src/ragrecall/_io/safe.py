@@ -7,6 +7,7 @@ parser, paths that are devices or pipes. Each becomes a ``SampleError`` (or a
 from __future__ import annotations
 
 import json
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,14 @@ from pydantic import ValidationError
 
 from .._core.errors import SampleError
 
-__all__ = ["MAX_LINE_BYTES", "field_errors", "lines", "loads", "regular_file"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "field_errors",
+    "lines",
+    "loads",
+    "lone_surrogate",
+    "regular_file",
+]
 
 MAX_LINE_BYTES = 256 * 1024 * 1024  # a line longer than this is not one ragrecall wrote
 
@@ -28,6 +36,28 @@ def loads(doc: str | bytes) -> Any:
     except RecursionError:
         text = doc if isinstance(doc, str) else doc.decode("utf-8", "replace")
         raise json.JSONDecodeError("nested too deeply", text, _deepest(text)) from None
+
+
+# A \uD800-\uDFFF escape in JSON (group 1: the backslashes before the u; group 2: which half).
+_SURROGATE = re.compile(r"(\\+)u[dD]([89a-fA-F])[0-9a-fA-F]{2}")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Where in the JSON ``text`` the first escape of half a UTF-16 pair stands alone
+    (``"\\ud800"``): ``json.loads`` takes it, but it is not text, and it cannot be written
+    as UTF-8. None when there is none (a pair, ``\\ud83d\\ude00``, is one character)."""
+    high = high_end = -1  # where an unpaired high half stands, until a low half follows it
+    for m in _SURROGATE.finditer(text):
+        if len(m[1]) % 2 == 0:  # "\\ud800": an escaped backslash, then the letters
+            continue
+        is_high = m[2].lower() in "89ab"
+        if high >= 0 and not is_high and m.start() == high_end:
+            high = -1
+            continue
+        if high >= 0 or not is_high:
+            return high if high >= 0 else m.start()
+        high, high_end = m.start(), m.end()
+    return high if high >= 0 else None
 
 
 def _deepest(text: str, limit: int = 500) -> int:

@@ -44,3 +44,27 @@ def test_balanced_csv_quotes_still_read(tmp_path: Path) -> None:
     path.write_bytes(HEADER + b'q1,"Cats ""purr"",\nloudly",x"y\nq2,"r",c\n')
     samples = load_samples(path)
     assert [s.reference for s in samples] == ['Cats "purr",\nloudly', "r"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("s.jsonl", '{"reference": "ok"}\n{"reference": "Cats \\ud800 purr."}\n', ":2: "),
+        ("s.jsonl", '{"reference": "Cats \\udc00"}\n', ":1: "),  # a low half alone
+        ("s.jsonl", '{"reference": "\\ud800\\ud800\\udc00"}\n', ":1: "),  # a pair after one
+        ("s.json", '[\n {"reference": "ok"},\n {"reference": "\\uD83D"}\n]', ":3: "),
+    ],
+)
+def test_a_lone_surrogate_is_refused_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, where: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    err = eval_error(path, capsys)
+    assert f"{name}{where}" in err and "surrogate" in err, err
+
+
+def test_surrogate_pairs_and_escaped_backslashes_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "ok.jsonl"
+    path.write_text('{"reference": "\\ud83d\\ude00 and \\\\ud800"}\n', "utf-8")
+    assert [s.reference for s in load_samples(path)] == ["\U0001f600 and \\ud800"]
