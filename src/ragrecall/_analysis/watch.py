@@ -33,6 +33,7 @@ from pathlib import Path
 from .._core.errors import SampleError
 from .._running.output import read_records
 from .._running.store import Record, read_log
+from .._stats.ppi import PPI_MIN_LABELS
 from .answers import LabelSource, read_answer_labels
 from .corrected import AnswerLabel, check_answers
 from .windows import Estimate, describe, estimate, parse_window, scored, welch, windows
@@ -81,7 +82,8 @@ class Alarm:
 @dataclass(frozen=True)
 class Watch:
     """What ``watch`` found: per metric its ``windows``, its ``baseline`` estimate, and the
-    ``alarms`` (the first per window); ``tests`` run, each at ``false_alarm / tests``."""
+    ``alarms`` (the first per window); ``tests`` run, each at ``false_alarm / tests``;
+    ``labelled`` answers given (``labels=``)."""
 
     metrics: list[str]
     window: str
@@ -92,6 +94,7 @@ class Watch:
     baseline_windows: list[int]
     tests: int
     alarms: list[Alarm] = field(default_factory=list)
+    labelled: int = 0
 
     @property
     def flagged(self) -> bool:
@@ -100,6 +103,16 @@ class Watch:
     @property
     def watched(self) -> int:
         return sum(1 for w in next(iter(self.windows.values()), []) if not w.baseline)
+
+    def note(self, window: Window) -> str:
+        """With labels, what the window's mean is: corrected by its labelled answers, or the
+        judge's where fewer than ``PPI_MIN_LABELS`` label it; empty without labels."""
+        e = window.estimate
+        if not self.labelled or e is None:
+            return ""
+        if e.method == "ppi":
+            return f"corrected ({e.labels} labels)"
+        return f"judge's (< {PPI_MIN_LABELS} labels)"
 
     def statement(self) -> str:
         """The false-alarm rate, as the output states it."""
@@ -250,7 +263,7 @@ def watch_records(
     found = sorted(alarms.values(), key=lambda x: (x.window, list(metrics).index(x.metric)))
     return Watch(
         list(metrics), describe(window), false_alarm, confidence, per_metric, baselines, base,
-        len(plans), found,
+        len(plans), found, len(answers),
     )  # fmt: skip
 
 

@@ -120,6 +120,7 @@ def _table(result: Watch, metric: str) -> str:
         if w.index in flagged:
             a = flagged[w.index]
             note = f"drop -{a.drop:.3f} (p {a.p_value:.2g}, {a.span} window(s), {a.basis})"
+        note = ", ".join(x for x in (note, result.note(w)) if x)
         rows.append(
             f"<tr>{cell(_when(w), w.index)}{cell(str(w.scored), w.scored, True)}"
             f"{cell(str(w.unscorable), w.unscorable, True)}"

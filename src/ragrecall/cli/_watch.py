@@ -177,6 +177,7 @@ def print_watch(result: Watch, console: Console) -> None:
             if w.index in flagged:
                 a = flagged[w.index]
                 mark = f"[red]DROP -{a.drop:.3f}[/] p={a.p_value:.2g}"
+            mark = ", ".join(x for x in (mark, escape(result.note(w))) if x)
             table.add_row(
                 when,
                 str(w.scored),
