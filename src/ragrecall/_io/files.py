@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import errno
 import json
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -221,6 +222,7 @@ class DataRows:
                     f"no {', '.join(SUFFIXES)} files in this directory{found}", file=str(path)
                 )
         elif path.exists():
+            _not_a_pipe(path)
             self.files = [path]
         else:
             raise FileNotFoundError(errno.ENOENT, "no such file or directory", str(path))
@@ -256,6 +258,20 @@ class DataRows:
                 return f"{file.name}, row {index}"
             index -= size
         return f"row {index}"
+
+
+def _not_a_pipe(path: Path) -> None:
+    """Refuse a pipe or socket given as the data file: its reader would wait for a writer,
+    maybe forever, and the rows are read more than once. (A device goes on to the line
+    bound: /dev/zero is refused there.)"""
+    mode = path.stat().st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        kind = "a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket"
+        raise SampleError(
+            f"the data file is {kind}, not a regular file: ragrecall reads its data more "
+            "than once; save the data to a file and give that",
+            file=str(path),
+        )
 
 
 def _names(paths: list[Path]) -> str:
