@@ -14,7 +14,8 @@ field.
 A kill can only tear the last line; ``ResultsFile.open`` cuts a torn last line away before
 appending, so the file never holds a half-written line. Resuming skips the samples whose
 content is unchanged; a changed row is scored again and its new line replaces the old one when
-the file is read (the last line of a sample wins), so nothing is counted twice.
+the file is read (the last line of a sample wins), so nothing is counted twice. One concern:
+the results file, its records and its lock.
 """
 
 from __future__ import annotations
@@ -225,6 +226,11 @@ class ResultsFile:
                 f"{path} is being written by another process (its lock {path}.lock is held); "
                 "wait for it to finish or write to another --out file"
             ) from None
+        except OSError as err:  # a link planted there (not followed), a folder, no access
+            raise SampleError(
+                f"{path}.lock, the results file's lock, cannot be used ({err.strerror or err}; "
+                "a link there is not followed): remove it, or write to another --out file"
+            ) from err
         try:
             return cls._open(path, lock, metrics, repeats)
         except BaseException:

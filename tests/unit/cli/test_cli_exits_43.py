@@ -96,3 +96,15 @@ def test_claims_refuses_data_with_no_reference_as_eval_does(
     assert main(["claims", str(path), *KEYWORD, "--out", str(tmp_path / "c.jsonl")]) == 2
     assert capsys.readouterr().err == refused
     assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_a_link_planted_at_the_results_lock_is_a_usage_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "X.jsonl"
+    lock = tmp_path / "X.jsonl.lock"
+    lock.symlink_to(tmp_path / "elsewhere.txt")
+    assert main(["eval", str(data(tmp_path)), *KEYWORD, "--out", str(out)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{lock}" in err and "internal error" not in err, err
+    assert not (tmp_path / "elsewhere.txt").exists()
