@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._core.errors import SampleError
+from ._inputs import check_writable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -103,6 +104,8 @@ def run_compare(args: argparse.Namespace, console: Console | None = None) -> int
                 f"{args.a} and {args.b} are the same file: compare a run with another run "
                 "(a baseline and a candidate)"
             )
+        if args.report:
+            check_writable(args.report, "--report")
         if not 0 < args.alpha < 1:
             raise SampleError(f"--alpha must be in (0, 1), not {args.alpha}")
         if args.resamples < 1:

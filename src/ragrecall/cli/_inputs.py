@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -278,7 +279,13 @@ def claim_mode(args: argparse.Namespace) -> Literal["atomic", "sentences"]:
 
 
 def check_writable(path: Path, flag: str) -> None:
-    """Fail before any judge call if ``path`` cannot be written (not after the run)."""
+    """Fail before any judge call if ``path`` cannot be written (not after the run), or is
+    a symbolic link: an output is never written through a link into its target."""
+    if path.is_symlink():
+        raise SampleError(
+            f"{flag} {path}: a symbolic link (to {os.readlink(path)}); outputs are not written "
+            "through links: give the file itself, or another path"
+        )
     existed = path.exists()
     try:
         with path.open("a", encoding="utf-8"):

@@ -108,3 +108,35 @@ def test_a_link_planted_at_the_results_lock_is_a_usage_error_naming_it(
     err = " ".join(capsys.readouterr().err.split())
     assert f"{lock}" in err and "internal error" not in err, err
     assert not (tmp_path / "elsewhere.txt").exists()
+
+
+@pytest.mark.parametrize("flag", ["--out", "--report", "--summary-json"])
+def test_an_output_that_is_a_link_is_refused_not_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("keep me")
+    link = tmp_path / "link.out"
+    link.symlink_to(target)
+    assert main(["eval", str(data(tmp_path)), *KEYWORD, flag, str(link)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{flag} {link}" in err and "symbolic link" in err, err
+    assert target.read_text() == "keep me"
+
+
+def test_claims_and_compare_refuse_a_link_as_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("keep me")
+    link = tmp_path / "link.out"
+    link.symlink_to(target)
+    assert main(["claims", str(data(tmp_path)), *KEYWORD, "--out", str(link)]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+    run = tmp_path / "r.jsonl"
+    assert main(["eval", str(data(tmp_path)), *KEYWORD, "--out", str(run)]) == 0
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(run.read_bytes())
+    assert main(["compare", str(run), str(copy), "--report", str(link)]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+    assert target.read_text() == "keep me"
