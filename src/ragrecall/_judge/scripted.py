@@ -19,8 +19,8 @@ A "sentence" is a piece of text split at ". "; a text "holds" words when it has 
   the reference, or without one half the question's words (question words, "is", "was",
   pronouns and the like aside);
 * sub-questions (``SubQuestions``): the question split at ", and ", "; " and "? ";
-  answerable (``Answerable``, ``AnswerSpan``, and a verdict token after ``{"answerable":``)
-  when a passage holds the sub-question's words (those aside), the answer that passage;
+  answerable (``Answerable``, ``AnswerSpan``) when a passage holds the sub-question's words
+  (those aside), the answer that passage;
 * generation (``QuestionAnswer``): the answer is each passage's first sentence, the question
   "What should I know about" the names that open them;
 * a match (the example metric's ``Match``): stated when the response holds every sentence of
@@ -64,7 +64,6 @@ _PRONOUNS = frozenset(_WORD.findall("it its he his him she her they them their")
 _P = 0.9  # a verdict token's probability for the label it says
 # The verdict token's words after each reply start: (if supported, if not).
 _LABELS = {'{"unsupported":': ("false", "true"), "Answer:": ("yes", "no")}
-_ANSWERABLE = '{"answerable":'  # the reply's start of a sufficiency verdict token
 # The reply schema a text-only prompt asks for, known by the JSON its system message shows.
 _ASKS = (
     ('{"claims"', "Claims"),
@@ -125,13 +124,8 @@ def _verdict(claim: str, found: dict[int, str]) -> dict[str, Any]:
 
 def _token(messages: Sequence[BaseMessage]) -> AIMessage:
     """A verdict token after the reply's start, with the logprobs a local server gives."""
-    start = str(messages[-1].content).strip()
-    yes, no = _LABELS.get(start, ("true", "false"))
-    if start == _ANSWERABLE:
-        holds = _answerable(_human(messages), passages(messages))["answerable"]
-    else:
-        holds = _verdict(_claim(_human(messages)), passages(messages))["supported"]
-    if not holds:
+    yes, no = _LABELS.get(str(messages[-1].content).strip(), ("true", "false"))
+    if not _verdict(_claim(_human(messages)), passages(messages))["supported"]:
         yes, no = no, yes
     said = [{"token": yes, "logprob": math.log(_P)}, {"token": no, "logprob": math.log(1 - _P)}]
     logprobs = {"content": [{**said[0], "top_logprobs": said}]}

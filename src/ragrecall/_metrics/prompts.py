@@ -44,7 +44,6 @@ __all__ = [
     "PRECISION_PROMPT",
     "PROMPT_VERSION",
     "SUB_QUESTIONS_PROMPT",
-    "SUFFICIENCY_PREFIX",
     "SUFFICIENCY_PROMPT",
     "VERDICT_PREFIX",
     "VERDICT_VARIANTS",
@@ -440,12 +439,8 @@ class AnswerSpan(BaseModel):
     answer: str = Field(description='The words of that passage that answer, copied; "" if none.')
 
 
-# The start of a sufficiency reply given to a judge that continues a final assistant message:
-# its next token is the verdict, read through its log-probability.
-SUFFICIENCY_PREFIX = '{"answerable":'
-
-# One prompt for the verdict token and the answer's words, so the second call reuses the
-# first's prompt cache; the question comes last, after the passages.
+# The verdict and the answer's words in one reply (P(answerable) from the verdict's token where
+# the judge gives logprobs); the question comes last, after the passages, for the prompt cache.
 SUFFICIENCY_PROMPT = ChatPromptTemplate.from_messages(
     [
         (

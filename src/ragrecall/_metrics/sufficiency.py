@@ -1,10 +1,11 @@
 """Sufficiency: do the retrieved contexts answer every part of the question? No reference.
 
 The judge splits the question into sub-questions (cached, as QuestionRecall does). For each,
-passages first so the prompt cache reuses them, the judge says whether one passage states the
-answer: where it gives logprobs, P(answerable) is read from its verdict token and decides
-against ``answered_threshold``. A sub-question counts as answered only when the judge then
-gives the words that answer it and the library finds them, verbatim, in the passages; words
+in one call with the passages first so the prompt cache reuses them, the judge says whether
+one passage states the answer and gives the words that answer it; where it gives logprobs,
+P(answerable) is read from its verdict's token and decides against ``answered_threshold``. A
+sub-question counts as answered only when the library finds those words, verbatim, in the
+passages; words
 that only repeat the question, that lack what it asks for (no time for "when", no quantity
 for "how many": ``text/answer_type.py``), or that address the judge, do not count. The judge's word
 alone never buys an answer.
@@ -14,26 +15,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import Runnable, RunnableLambda
-from pydantic import BaseModel, Field
+from langchain_core.runnables import Runnable
 
-from .._core.errors import JudgeError
 from .._core.results import SubQuestionVerdict, SufficiencyResult
 from .._core.schemas import Sample, Usage
 from .._judge.drive import Call, Steps, ask
-from .._judge.resolve import JudgeLike, context_window, is_embedded
+from .._judge.resolve import JudgeLike, context_window
 from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, MetricOptions
 from .claims.decompose import ClaimCache, default_claim_cache
 from .prompts import (
     SUB_QUESTIONS_PROMPT,
-    SUFFICIENCY_PREFIX,
     SUFFICIENCY_PROMPT,
     AnswerSpan,
     PassageRenderer,
@@ -49,14 +45,8 @@ from .verdicts.grounding import evidence_refusal
 
 __all__ = ["DEFAULT_ANSWERED_THRESHOLD", "Sufficiency"]
 
-Verdict = Literal["auto", "token", "json"]
-
-# P(answerable) at or above which the embedded judge's verdict counts (then checked).
+# P(answerable) at or above which a judge's verdict counts (then checked).
 DEFAULT_ANSWERED_THRESHOLD = 0.5
-
-
-class _TokenVerdict(BaseModel):
-    p_answerable: float = Field(ge=0.0, le=1.0)
 
 
 class Sufficiency(Metric[SufficiencyResult]):
@@ -72,18 +62,16 @@ class Sufficiency(Metric[SufficiencyResult]):
     Args:
         judge: a LangChain chat model, a ``"provider:model"`` string, or None for the
             embedded local judge.
-        answered_threshold: where the judge gives logprobs, a sub-question is taken as
-            answered (and its answer then checked) when P(answerable) reaches this.
-        verdict: ``"token"`` (the judge is given the reply's start and writes only the
-            verdict token, read through its logprobs; needs a server that continues a final
-            assistant message, such as llama.cpp's), ``"json"`` (the judge writes the whole
-            verdict), or ``"auto"`` (token for the embedded judge, JSON otherwise).
+        answered_threshold: where the judge gives logprobs (the embedded judge, llama.cpp,
+            OpenAI's), a sub-question is taken as answered (and its answer then checked) when
+            P(answerable), read from the verdict's token, reaches this; without logprobs the
+            judge's true or false decides.
         cache: where sub-questions are cached (default: the cache claims share);
             ``cache_path`` makes a new one persisted in that SQLite file.
         window_tokens: judge window for packing contexts; default from the judge.
         decompose_prompt: replaces ``ragrecall.prompts.SUB_QUESTIONS_PROMPT``.
-        prompt: replaces ``ragrecall.prompts.SUFFICIENCY_PROMPT`` (keep its variables, its
-            reply schema ``AnswerSpan`` and its reply start ``SUFFICIENCY_PREFIX``).
+        prompt: replaces ``ragrecall.prompts.SUFFICIENCY_PROMPT`` (keep its variables and its
+            reply schema ``AnswerSpan``).
         render_passages: how passages are shown to the judge.
         max_retries: retries of a failed judge call.
         timeout: seconds per judge call.
@@ -99,7 +87,6 @@ class Sufficiency(Metric[SufficiencyResult]):
         judge: JudgeLike = None,
         *,
         answered_threshold: float = DEFAULT_ANSWERED_THRESHOLD,
-        verdict: Verdict = "auto",
         cache: ClaimCache | None = None,
         cache_path: str | Path | None = None,
         window_tokens: int | None = None,
@@ -112,13 +99,10 @@ class Sufficiency(Metric[SufficiencyResult]):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         if not 0.0 <= answered_threshold <= 1.0:
             raise ValueError(f"answered_threshold must be in [0, 1], got {answered_threshold}")
-        if verdict not in ("auto", "token", "json"):
-            raise ValueError(f"verdict must be 'auto', 'token' or 'json', got {verdict!r}")
         if cache is None:
             cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
         self.cache = cache  # (an empty ClaimCache is falsy: no `or` here)
         self.answered_threshold = answered_threshold
-        self.verdict = verdict
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
         self.prompt = prompt
@@ -133,17 +117,10 @@ class Sufficiency(Metric[SufficiencyResult]):
         if kind not in self._chains:
             if kind == "decompose":
                 chain = self.decompose_prompt | structured(self.judge, SubQuestions)
-            elif kind == "token":
-                prefilled = RunnableLambda(_prefill, name="sufficiency_prefix")
-                read = RunnableLambda(_token_reply, name="read_verdict_token")
-                chain = self.prompt | prefilled | self.judge.bind(max_tokens=1) | read
             else:
                 chain = self.prompt | structured(self.judge, AnswerSpan)
             self._chains[kind] = chain
         return self._chains[kind]
-
-    def _token_verdicts(self) -> bool:
-        return self.verdict == "token" or (self.verdict == "auto" and is_embedded(self.judge))
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[SufficiencyResult]:
         question = (sample.user_input or "").strip()
@@ -179,22 +156,9 @@ class Sufficiency(Metric[SufficiencyResult]):
         best: SubQuestionVerdict | None = None
         for window in windows:
             call = {"passages": self.render_passages(window), "question": question}
-            p: float | None = None
-            if self._token_verdicts():
-                try:
-                    token = yield from ask(Call(self._chain("token"), call), usage)
-                    assert isinstance(token.parsed, _TokenVerdict)
-                    p = token.parsed.p_answerable
-                except JudgeError:
-                    p = None  # unreadable: the JSON verdict decides for this window
-            if p is not None and p < self.answered_threshold:
-                verdict = _unanswered(question, "the contexts do not answer it", p)
-            else:
-                reply = yield from ask(Call(self._chain("json"), call), usage)
-                assert isinstance(reply.parsed, AnswerSpan)
-                if p is None:
-                    p = p_true(reply.raw)
-                verdict = self._checked(question, reply.parsed, window, p)
+            reply = yield from ask(Call(self._chain("answer"), call), usage)
+            assert isinstance(reply.parsed, AnswerSpan)
+            verdict = self._checked(question, reply.parsed, window, p_true(reply.raw))
             if verdict.answerable:
                 return verdict
             if best is None or (verdict.p_answered or 0.0) > (best.p_answered or 0.0):
@@ -206,9 +170,8 @@ class Sufficiency(Metric[SufficiencyResult]):
         self, question: str, span: AnswerSpan, window: Window, p: float | None
     ) -> SubQuestionVerdict:
         """Answered only if the judge's answer is found in the passages and answers."""
-        if p is not None and p >= self.answered_threshold and not span.answerable:
-            return _unanswered(question, f"the judge leaned answerable (P {p:.2f}), then not", p)
-        if not span.answerable:
+        answerable = span.answerable if p is None else p >= self.answered_threshold
+        if not answerable:
             return _unanswered(question, "the contexts do not answer it", p)
         answer = span.answer.strip()
         hits = passages_quoting(answer, [part.text for part in window]) if answer else []
@@ -265,15 +228,3 @@ def _unanswered(
         reason=reason,
         p_answered=p,
     )
-
-
-def _prefill(prompt: PromptValue) -> list[BaseMessage]:
-    return [*prompt.to_messages(), AIMessage(content=SUFFICIENCY_PREFIX)]
-
-
-def _token_reply(raw: BaseMessage) -> dict[str, Any]:
-    p = p_true(raw if isinstance(raw, AIMessage) else None)
-    if p is None:
-        error = JudgeError("no true/false log-probability in the judge's verdict token")
-        return {"raw": raw, "parsed": None, "parsing_error": error}
-    return {"raw": raw, "parsed": _TokenVerdict(p_answerable=p), "parsing_error": None}

@@ -73,8 +73,8 @@ SUBMODULES = {
         "PER_CLAIM_PROMPT", "PER_CLAIM_QUOTE_PROMPT", "PRECISION_BATCHED_PROMPT",
         "PRECISION_PROMPT", "PROMPT_VERSION", "SUB_QUESTIONS_PROMPT", "VERDICT_PREFIX",
         "VERDICT_VARIANTS", "Answerable", "BatchVerdict",
-        # Sufficiency's prompt, its reply start and its reply schema
-        "SUFFICIENCY_PREFIX", "SUFFICIENCY_PROMPT", "AnswerSpan", "BatchVerdicts", "Claims",
+        # Sufficiency's prompt and its reply schema
+        "SUFFICIENCY_PROMPT", "AnswerSpan", "BatchVerdicts", "Claims",
         "NumberedRelevance", "Passage", "PassageRenderer", "QuotedSupport", "Relevance",
         "Relevances", "Referent", "SubQuestions", "Support", "TokenSupport", "VerdictVariant",
         "render_passages", "response_format",
