@@ -28,7 +28,31 @@ HOSTILE = [
     "\t=1+1",
     "\r=1+1",
     "'=1+1",
+    # past blanks and invisible characters, and in fullwidth forms (issue 43, item 10)
+    "\uff1d1+1",
+    "\uff0b1+1",
+    "\uff0d2+3",
+    "\uff20SUM(1+1)",
+    " =1+1",
+    "\n=1+1",
+    "\r\n+1+1",
+    " \t@SUM(1)",
+    "\u200b=1+1",
+    "\ufeff=1+1",
+    "\u00a0-2+3",
+    "\u3000\u200b\uff1d1+1",
 ]
+# cells no spreadsheet runs: written as they are
+ORDINARY = [" hello", "a=b", "1-2", "\u200bcats"]
+
+
+def runs_formula(cell: str) -> bool:
+    """Whether a spreadsheet would take ``cell`` as a formula: its first character that is not
+    blank or invisible is a formula sign, in any compatibility form."""
+    for char in cell:
+        if unicodedata.category(char) not in ("Zs", "Zl", "Zp", "Cc", "Cf"):
+            return unicodedata.normalize("NFKC", char)[:1] in ("=", "+", "-", "@")
+    return False
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -60,16 +84,21 @@ def test_review_csv_cells_never_start_a_formula_and_read_back_exactly(tmp_path: 
             "reference": f"{text} Cats purr {i}.",
             "contexts": [f"{text} Cats purr {i}."],
         }
-        for i, text in enumerate(HOSTILE)
+        for i, text in enumerate(HOSTILE + ORDINARY)
     ]
     results = scored(tmp_path, rows)
     folder = tmp_path / "review"
     assert main(["review", str(results), "--out", str(folder), "--random", "100"]) == 0
     table = folder / "review.csv"
     with table.open(newline="", encoding="utf-8") as f:
-        cells = [cell for row in csv.reader(f) for cell in row]
-    starts = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+        table_rows = list(csv.DictReader(f))
+    cells = [cell for row in table_rows for cell in row.values()]
+    starts = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r") or runs_formula(c)]
     assert starts == []
+    questions_written = {row["question"] for row in table_rows}
+    assert {"'" + text for text in HOSTILE} <= questions_written
+    assert set(ORDINARY) <= questions_written  # unchanged, no mark
+    assert all(row["p_supported"][:1] != "'" for row in table_rows)  # numbers as they are
     assert any(c.startswith("'=HYPERLINK") for c in cells)
     assert any(c.startswith("'@SUM") for c in cells)
     # the JSONL results stay exact, and calibrate reads the CSV back as it was
@@ -77,10 +106,11 @@ def test_review_csv_cells_never_start_a_formula_and_read_back_exactly(tmp_path: 
     assert json.dumps(HOSTILE[0])[1:-1] in written
     labels = read_labels(table)
     questions = {x.sample_id for x in labels}
-    assert questions == {f"s{i}" for i in range(len(HOSTILE))}
+    assert questions == {f"s{i}" for i in range(len(HOSTILE + ORDINARY))}
     claims = {x.claim for x in labels}
     assert any(c.startswith("=HYPERLINK") for c in claims)
     assert any(c.startswith("'=1+1") for c in claims)
+    assert any(c.startswith("\uff1d1+1") for c in claims)  # the mark off, the text as it was
 
 
 # --- 7. calibration profiles and labels are range-checked ---------------------------------
