@@ -7,6 +7,10 @@ Samples, a DataFrame, a .jsonl/.json/.csv/.parquet path: anything ``ragrecall.lo
 reads), or a callable ``query -> reference | None``. A reference is a string, or a dict /
 Sample that may also carry ``reference_claims`` (which skips decomposition).
 
+``LiveScorer`` scores the retrievals that have no reference, off the request path, with a
+metric that needs none (``no_reference_metric("sufficiency")``): sampled, held to a call
+budget, on a bounded queue that drops and counts (``LiveStats``) rather than block.
+
 ``sampled`` picks the share of production traffic to score (``sample_rate=``), by a hash of
 the query text or run id: the same queries are scored run after run.
 
@@ -29,6 +33,9 @@ _EXPORTS: dict[str, str] = {
     "claim_metadata": "ragrecall._io.traces.explain",
     "explanation": "ragrecall._io.traces.explain",
     "blocking": "ragrecall._running.loop",
+    "LiveScorer": "ragrecall._running.live",
+    "LiveStats": "ragrecall._running.live",
+    "no_reference_metric": "ragrecall._running.live",
     "RunTree": "ragrecall._running.sampling",
     "SampleKey": "ragrecall._running.sampling",
     "check_rate": "ragrecall._running.sampling",
@@ -42,10 +49,13 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 if _typing.TYPE_CHECKING:
     from ._io.references import ReferenceBook, References, as_reference, error_type
     from ._io.traces.explain import claim_metadata, explanation
+    from ._running.live import LiveScorer, LiveStats, no_reference_metric
     from ._running.loop import blocking
     from ._running.sampling import RunTree, SampleKey, check_rate, sampled
 
 __all__ = [
+    "LiveScorer",
+    "LiveStats",
     "ReferenceBook",
     "References",
     "RunTree",
@@ -56,5 +66,6 @@ __all__ = [
     "claim_metadata",
     "error_type",
     "explanation",
+    "no_reference_metric",
     "sampled",
 ]

@@ -4,7 +4,8 @@ Pass the handler in a run's callbacks; it records each retriever run's query (fr
 ``on_retriever_start``) and documents (from ``on_retriever_end``), keyed by run id, with the
 parent and root run ids. ``score_captured(references)`` then scores the captured contexts
 against a dataset of references. Given ``references`` and a ``RecallLogger``, it also submits
-each retrieval with a known reference as it finishes. A retriever run nested in another
+each retrieval with a known reference as it finishes, and the others to a ``LiveScorer``
+(``no_reference``) that scores them without one. A retriever run nested in another
 retriever run (``RecallRetriever``'s inner one, say) is marked ``nested`` and not scored twice.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Literal
 from uuid import UUID
 
@@ -23,31 +24,13 @@ from langchain_core.documents import Document
 from ragrecall import EvaluationReport, Metric, RecallLogger, RecallResult, Sample, evaluate
 from ragrecall.adapters import ReferenceBook, References, RunTree, as_reference
 
-from ._documents import documents_to_chunks
+from ._captured import CapturedRetrieval
+from ._documents import documents_to_chunks, unique
+from ._live import live_scorer, offer
 
 __all__ = ["CapturedRetrieval", "RecallCallbackHandler"]
 
 log = logging.getLogger("ragrecall")
-
-
-@dataclass(frozen=True)
-class CapturedRetrieval:
-    """One retriever run as the handler saw it: ``documents`` is None until it ends (or if it
-    failed, see ``error``); ``reference`` is the one in the run's metadata, if any."""
-
-    run_id: UUID
-    parent_run_id: UUID | None
-    root_run_id: UUID
-    name: str | None
-    query: str
-    documents: list[Document] | None = None
-    error: str | None = None
-    nested: bool = False
-    reference: Any = field(default=None, repr=False)
-
-    @property
-    def finished(self) -> bool:
-        return self.documents is not None
 
 
 class RecallCallbackHandler(BaseCallbackHandler):
@@ -58,9 +41,17 @@ class RecallCallbackHandler(BaseCallbackHandler):
         logger: when given, each finished retrieval with a known reference is submitted to
             it (run id, parent run id and retriever name in the record).
         reference_key: also take the reference from the run's metadata under this key.
+        no_reference: with a ``logger``, what scores a finished retrieval without a reference:
+            ``"sufficiency"`` (the default), another metric that needs no reference, or
+            ``"skip"``. It runs off the run's path on one thread, with the judge of the
+            logger's metrics, writing to its sinks, and costs judge calls on your traffic:
+            up to ``max_calls_per_minute``; beyond them retrievals wait in a queue of
+            ``max_queue`` and are dropped once it is full (``live.stats`` counts them).
+        sample_rate: the share of those retrievals to score, by a hash of the query (the
+            logger's own ``sample_rate`` samples the referenced ones).
 
     Captured retrievals are kept until ``clear()``; ``no_reference`` counts the finished
-    retrievals that live logging skipped for want of a reference.
+    retrievals without a reference. ``flush()`` / ``close()`` wait for the live scores.
     """
 
     raise_error: bool = False
@@ -72,11 +63,22 @@ class RecallCallbackHandler(BaseCallbackHandler):
         *,
         logger: RecallLogger | None = None,
         reference_key: str = "reference",
+        no_reference: str = "question_recall",
+        sample_rate: float = 1.0,
+        max_calls_per_minute: int | None = 60,
+        max_queue: int = 1000,
     ):
         self.references = ReferenceBook(references)
         self.logger = logger
         self.reference_key = reference_key
         self.no_reference = 0
+        self.live = live_scorer(
+            no_reference,
+            logger,
+            sample_rate=sample_rate,
+            max_calls_per_minute=max_calls_per_minute,
+            max_queue=max_queue,
+        )
         self._lock = threading.Lock()
         self._retrievals: dict[UUID, CapturedRetrieval] = {}
         self._runs: RunTree[UUID] = RunTree()
@@ -107,6 +109,16 @@ class RecallCallbackHandler(BaseCallbackHandler):
             self._runs.clear()
             self.no_reference = 0
 
+    def flush(self) -> None:
+        """Wait until the retrievals handed to the live scorer are scored and written."""
+        if self.live is not None:
+            self.live.flush()
+
+    def close(self) -> None:
+        """Flush and stop the live scorer (the logger is yours to close, after it)."""
+        if self.live is not None:
+            self.live.close()
+
     # -- scoring ---------------------------------------------------------------------------
 
     def captured_samples(
@@ -130,7 +142,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
             reference = _first(self._reference(r, book) for r in members)
             if reference is None:
                 continue
-            documents = _unique([d for r in members for d in r.documents or []])
+            documents = unique([d for r in members for d in r.documents or []])
             chunks = documents_to_chunks(documents)
             out.append((key, reference.model_copy(update={"retrieved_contexts": chunks})))
         return out
@@ -257,37 +269,22 @@ class RecallCallbackHandler(BaseCallbackHandler):
         assert self.logger is not None
         try:
             reference = self._reference(retrieval, self.references)
+            parent, run_id = retrieval.parent_run_id, str(retrieval.run_id)
+            extra = {"parent_run_id": str(parent) if parent else None, "retriever": retrieval.name}
+            documents = retrieval.documents or []
             if reference is None:
                 with self._lock:
                     self.no_reference += 1
+                if self.live is not None:
+                    offer(self.live, retrieval.query, retrieval.query, documents, run_id, extra)
                 return
             sample = reference.model_copy(
-                update={"retrieved_contexts": documents_to_chunks(retrieval.documents or [])}
+                update={"retrieved_contexts": documents_to_chunks(documents)}
             )
-            parent = retrieval.parent_run_id
-            self.logger.submit(
-                sample,
-                run_id=str(retrieval.run_id),
-                extra={
-                    "parent_run_id": str(parent) if parent else None,
-                    "retriever": retrieval.name,
-                },
-            )
+            self.logger.submit(sample, run_id=run_id, extra=extra)
         except Exception:
             log.exception("ragrecall: could not submit retriever run %s", retrieval.run_id)
 
 
 def _first(values: Any) -> Sample | None:
     return next((v for v in values if v is not None), None)
-
-
-def _unique(documents: list[Document]) -> list[Document]:
-    """Each document once, first kept (two retrievers may return the same document)."""
-    seen: set[tuple[str | None, str]] = set()
-    kept = []
-    for doc in documents:
-        key = (doc.id, doc.page_content)
-        if key not in seen:
-            seen.add(key)
-            kept.append(doc)
-    return kept

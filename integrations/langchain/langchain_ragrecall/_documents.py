@@ -17,7 +17,7 @@ from langchain_core.documents import Document
 
 from ragrecall import Chunk
 
-__all__ = ["documents_to_chunks", "to_document"]
+__all__ = ["documents_to_chunks", "to_document", "unique"]
 
 _SCORE_KEYS = ("score", "relevance_score", "similarity_score", "_score")
 
@@ -76,3 +76,15 @@ def _json_safe(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Metadata as JSON would keep it (unknown objects become strings), so sinks never fail."""
     safe: dict[str, Any] = json.loads(json.dumps(dict(metadata), default=str, skipkeys=True))
     return safe
+
+
+def unique(documents: list[Document]) -> list[Document]:
+    """Each document once, first kept (two retrievers may return the same document)."""
+    seen: set[tuple[str | None, str]] = set()
+    kept = []
+    for doc in documents:
+        key = (doc.id, doc.page_content)
+        if key not in seen:
+            seen.add(key)
+            kept.append(doc)
+    return kept

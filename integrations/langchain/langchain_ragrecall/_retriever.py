@@ -1,12 +1,13 @@
-"""``RecallRetriever``: any retriever, unchanged, plus a recall score for each known query
-(one concern over 300 lines: the wrapper, its sync and async paths and its ``k``).
+"""``RecallRetriever``: any retriever, unchanged, plus a recall score for each known query.
 
 The wrapped retriever runs as a child run with the same callbacks, and its documents are
 returned as they are. When a reference is known for the query (``config["metadata"]
 ["reference"]`` first, then ``references``), the query, the documents and the reference go to
 a ``RecallLogger``, which scores them on worker threads (or inline) and writes one record (a
-results file's ``Record``, every metric's result under ``results``) to every sink. The
-record's ``run_id`` is this retriever run's id.
+results file's ``Record``, every metric's result under ``results``) to every sink. When none
+is, they go to a ``LiveScorer`` (``no_reference``), which scores them off the request path
+with a metric that needs no reference and writes to the same sinks. The record's ``run_id``
+is this retriever run's id.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -26,11 +25,12 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.config import ensure_config, patch_config, run_in_executor
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from langchain_core.runnables.config import ensure_config, run_in_executor
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from ragrecall import ContextRecall, Metric, RecallLogger, RecallResult, Sample
 from ragrecall.adapters import (
+    LiveScorer,
     ReferenceBook,
     References,
     SampleKey,
@@ -42,22 +42,11 @@ from ragrecall.engines import Record
 from ragrecall.sinks import CallableSink, Sink
 
 from ._documents import documents_to_chunks
+from ._live import live_scorer, offer
+from ._stats import RetrieverStats
+from ._wrapped import CONFIG, inner_config, with_k
 
 __all__ = ["RecallRetriever", "RetrieverStats"]
-
-
-@dataclass
-class RetrieverStats:
-    """Counts of retrievals: ``submitted`` ones were handed to the logger (its own ``stats``
-    say what was scored and written); ``no_reference`` ones had no known reference; ``errors``
-    counts retrievals whose sample could not be built."""
-
-    retrievals: int = 0
-    submitted: int = 0
-    no_reference: int = 0
-    errors: int = 0
-    sampled_out: int = 0  # outside ``sample_rate``: not scored, by design
-    sample_rate: float = 1.0
 
 
 log = logging.getLogger("ragrecall")
@@ -79,10 +68,23 @@ class RecallRetriever(BaseRetriever):
         inline: score before returning the documents instead of on a worker thread.
         on_full: when the queue is full, ``"drop"`` (count it, keep retrieval fast; the
             default) or ``"block"``.
+        max_queue: retrievals waiting to be scored at most, in each queue (with and without
+            a reference).
         sample_rate: the share of retrievals to score, picked by a hash of ``sample_key``
             (``"query"``: the query text, the default, or ``"run_id"``), so the same queries
-            are scored run after run; the rest count in ``stats.sampled_out``, and records
+            are scored run after run; the rest count in ``stats.sampled_out`` (in
+            ``live.stats.skipped_by_sampling`` for those without a reference), and records
             carry the rate in ``extra["sample_rate"]``.
+        no_reference: what scores a retrieval whose query has no reference: ``"sufficiency"``
+            (the default: do the contexts suffice to answer the question?), the name of
+            another metric that needs no reference, or ``"skip"`` (count it in
+            ``stats.no_reference``, score nothing). It runs on one background thread, never
+            on the retrieval's path, with the judge of the first metric that has one, and
+            costs judge calls on your traffic: up to ``max_calls_per_minute`` (a metric may
+            make several calls a retrieval); beyond them retrievals wait in a queue of
+            ``max_queue`` and are dropped, counted in ``live.stats.dropped``, once it is full.
+        max_calls_per_minute: judge calls a minute for the retrievals without a reference
+            (None: no limit).
         k: how many documents to return, set on a copy of ``retriever`` (yours is left as it
             is): its ``k`` field, or ``k`` in its ``search_kwargs`` (a vector store's
             retriever). A retriever with neither is refused: set the number on it instead.
@@ -104,6 +106,7 @@ class RecallRetriever(BaseRetriever):
     _records: deque[Record] = PrivateAttr()
     _stats: RetrieverStats = PrivateAttr(default_factory=RetrieverStats)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _live: LiveScorer | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -122,6 +125,8 @@ class RecallRetriever(BaseRetriever):
         sample_rate: float = 1.0,
         sample_key: SampleKey = "query",
         k: int | None = None,
+        no_reference: str = "question_recall",
+        max_calls_per_minute: int | None = 60,
         **kwargs: Any,
     ):
         super().__init__(
@@ -147,11 +152,18 @@ class RecallRetriever(BaseRetriever):
                 workers=workers,
                 inline=inline,
             )
+        self._live = live_scorer(
+            no_reference,
+            self._logger,
+            sample_rate=sample_rate,
+            max_calls_per_minute=max_calls_per_minute,
+            max_queue=max_queue,
+        )
 
     @model_validator(mode="after")
     def _set_k(self) -> RecallRetriever:
         if self.k is not None:
-            self.retriever = _with_k(self.retriever, self.k)
+            self.retriever = with_k(self.retriever, self.k)
         return self
 
     @property
@@ -164,21 +176,27 @@ class RecallRetriever(BaseRetriever):
         return self._stats
 
     @property
+    def live(self) -> LiveScorer | None:
+        """The retrievals without a reference' scorer (``stats``); None when ``"skip"``."""
+        return self._live
+
+    @property
     def records(self) -> list[Record]:
         """The latest records written by this retriever's own logger, oldest first (each a
         results file's ``Record``: ``records[-1].result`` with one metric)."""
         return list(self._records)
 
     def flush(self) -> None:
-        """Wait until every submitted retrieval is scored and written."""
+        """Wait until every submitted (or live-queued) retrieval is scored and written."""
+        if self._live is not None:
+            self._live.flush()
         self._logger.flush()
 
     def close(self) -> None:
         """Flush; then stop the logger and close the sinks, if the logger is ours."""
-        if self._owns_logger:
-            self._logger.close()
-        else:
-            self._logger.flush()
+        if self._live is not None:
+            self._live.close()
+        (self._logger.close if self._owns_logger else self._logger.flush)()
 
     def __enter__(self) -> RecallRetriever:
         return self
@@ -189,25 +207,25 @@ class RecallRetriever(BaseRetriever):
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        token = _CONFIG.set(ensure_config(config))  # for the wrapped retriever, whole
+        token = CONFIG.set(ensure_config(config))  # for the wrapped retriever, whole
         try:
             return super().invoke(input, config, **kwargs)
         finally:
-            _CONFIG.reset(token)
+            CONFIG.reset(token)
 
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        token = _CONFIG.set(ensure_config(config))
+        token = CONFIG.set(ensure_config(config))
         try:
             return await super().ainvoke(input, config, **kwargs)
         finally:
-            _CONFIG.reset(token)
+            CONFIG.reset(token)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        documents = self.retriever.invoke(query, _inner_config(run_manager), **kwargs)
+        documents = self.retriever.invoke(query, inner_config(run_manager), **kwargs)
         job = self._job(query, documents, run_manager)
         if job is not None:
             self._submit(*job)
@@ -216,7 +234,7 @@ class RecallRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        documents = await self.retriever.ainvoke(query, _inner_config(run_manager), **kwargs)
+        documents = await self.retriever.ainvoke(query, inner_config(run_manager), **kwargs)
         job = self._job(query, documents, run_manager)
         if job is not None:
             if self.inline:
@@ -231,15 +249,17 @@ class RecallRetriever(BaseRetriever):
         documents: list[Document],
         run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
     ) -> tuple[Sample, str, dict[str, Any]] | None:
-        """The sample to score, or None (counted) when no reference is known."""
+        """The sample to score, or None (counted) when it is sampled out or has no reference
+        (then handed to the live scorer, which samples it alike)."""
         rate = self._stats.sample_rate
         key = query if self.sample_key == "query" else str(run_manager.run_id)
-        chosen = sampled(key, rate)
+        parent = run_manager.parent_run_id
+        extra: dict[str, Any] = {
+            "parent_run_id": str(parent) if parent else None,
+            "retriever": self.name or self.retriever.get_name(),
+        }
         with self._lock:
             self._stats.retrievals += 1
-            self._stats.sampled_out += not chosen
-        if not chosen:
-            return None
         try:
             reference = as_reference(query, run_manager.metadata.get(self.reference_key))
             if reference is None and self._references:
@@ -247,6 +267,12 @@ class RecallRetriever(BaseRetriever):
             if reference is None:
                 with self._lock:
                     self._stats.no_reference += 1
+                if self._live is not None:
+                    offer(self._live, key, query, documents, str(run_manager.run_id), extra)
+                return None
+            if not sampled(key, rate):
+                with self._lock:
+                    self._stats.sampled_out += 1
                 return None
             sample = reference.model_copy(
                 update={"retrieved_contexts": documents_to_chunks(documents)}
@@ -254,12 +280,7 @@ class RecallRetriever(BaseRetriever):
         except Exception:
             self._failed(run_manager.run_id)
             return None
-        parent = run_manager.parent_run_id
-        extra = {
-            "parent_run_id": str(parent) if parent else None,
-            "retriever": self.name or self.retriever.get_name(),
-            **({"sample_rate": rate} if rate < 1.0 else {}),
-        }
+        extra |= {"sample_rate": rate} if rate < 1.0 else {}
         return sample, str(run_manager.run_id), extra
 
     def _submit(self, sample: Sample, run_id: str, extra: dict[str, Any]) -> None:
@@ -276,30 +297,3 @@ class RecallRetriever(BaseRetriever):
         with self._lock:
             self._stats.errors += 1
         log.exception("ragrecall: could not submit the retrieval of run %s", run_id)
-
-
-def _with_k(retriever: Runnable[str, list[Document]], k: int) -> Runnable[str, list[Document]]:
-    """A copy of ``retriever`` that returns ``k`` documents: its ``k`` field set, or ``k`` in
-    its ``search_kwargs``; ValueError (a ValidationError from the constructor) otherwise."""
-    fields = type(retriever).model_fields if isinstance(retriever, BaseModel) else {}
-    if isinstance(retriever, BaseModel) and "k" in fields:
-        return retriever.model_copy(update={"k": k})
-    search_kwargs = getattr(retriever, "search_kwargs", None)
-    if isinstance(retriever, BaseModel) and isinstance(search_kwargs, dict):
-        return retriever.model_copy(update={"search_kwargs": {**search_kwargs, "k": k}})
-    raise ValueError(
-        f"k={k}: the wrapped retriever ({type(retriever).__name__}) has neither a `k` field nor "
-        "`search_kwargs`, so RecallRetriever cannot set how many documents it returns; set "
-        "that on the wrapped retriever instead"
-    )
-
-
-# The caller's config (configurable fields, tags, metadata) for the wrapped retriever, as
-# LangChain's own EnsembleRetriever passes it on; callbacks become this run's children.
-_CONFIG: ContextVar[RunnableConfig | None] = ContextVar("ragrecall_retriever_config", default=None)
-
-
-def _inner_config(
-    run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
-) -> RunnableConfig:
-    return patch_config(_CONFIG.get(), callbacks=run_manager.get_child())

@@ -22,7 +22,7 @@ import queue
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -34,7 +34,7 @@ from .sampling import SampleKey, check_rate, sampled
 from .sinks import Sink
 from .store import Record
 
-__all__ = ["LoggerStats", "RecallLogger"]
+__all__ = ["LoggerStats", "RecallLogger", "hook_exit"]
 
 log = logging.getLogger("ragrecall")
 
@@ -261,18 +261,25 @@ class RecallLogger:
 # it, so run before it; LangChain runs calls through its executors) and before atexit handlers
 # (the embedded judge's stop is one), while the workers' daemon threads are alive.
 _open: weakref.WeakSet[RecallLogger] = weakref.WeakSet()
-_hooked = False
+_hooked: set[Callable[[], None]] = set()
 _hook_lock = threading.Lock()
 
 
 def _at_exit(logger: RecallLogger) -> None:
-    global _hooked
     with _hook_lock:
         _open.add(logger)
-        if not _hooked:
-            register = getattr(threading, "_register_atexit", None) or atexit.register
-            register(_flush_at_exit)
-            _hooked = True
+    hook_exit()
+
+
+def hook_exit(hook: Callable[[], None] | None = None) -> None:
+    """Register the loggers' exit hook, then ``hook`` (each once): hooks run last first, so
+    ``hook`` (the live scorers' close) runs while the loggers' sinks are still open."""
+    with _hook_lock:
+        for fn in (_flush_at_exit, hook):
+            if fn is not None and fn not in _hooked:
+                register = getattr(threading, "_register_atexit", None) or atexit.register
+                register(fn)
+                _hooked.add(fn)
 
 
 def _flush_at_exit() -> None:

@@ -94,6 +94,8 @@ SUBMODULES = {
         # explanation, claim_metadata: the one wording and per-claim fields MLflow, Phoenix and
         # the traces' write-back share
         "claim_metadata", "explanation",
+        # the live scoring of retrievals without a reference, shared by the adapters
+        "LiveScorer", "LiveStats", "no_reference_metric",
     ],
 }
 # fmt: on

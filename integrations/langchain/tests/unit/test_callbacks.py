@@ -128,7 +128,7 @@ def test_live_logging_with_run_ids(
 ) -> None:
     seen: list[RecallRecord] = []
     with RecallLogger([recall()], [CallableSink(seen.append)]) as logger:
-        handler = RecallCallbackHandler(questions, logger=logger)
+        handler = RecallCallbackHandler(questions, logger=logger, no_reference="skip")
         chain = make_chain(base_retriever)
         chain.batch([*questions, "Is Big Ben a bell?"], config={"callbacks": [handler]})
     assert sorted(r.query or "" for r in seen) == sorted(questions)

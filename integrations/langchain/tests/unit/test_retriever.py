@@ -76,7 +76,9 @@ def test_each_scored_query_writes_one_record_with_the_retriever_run_id(
 ) -> None:
     handler = RecallCallbackHandler()
     sinks = [JsonlSink(tmp_path / "recall.jsonl"), SQLiteSink(tmp_path / "recall.sqlite")]
-    with RecallRetriever(base_retriever, questions, metrics=[recall()], sinks=sinks) as retriever:
+    with RecallRetriever(
+        base_retriever, questions, metrics=[recall()], sinks=sinks, no_reference="skip"
+    ) as retriever:
         for query in questions:
             retriever.invoke(query, config={"callbacks": [handler]})
         retriever.invoke("Is Big Ben a bell?", config={"callbacks": [handler]})  # no reference
@@ -135,9 +137,11 @@ def test_reference_sources(base_retriever: VectorStoreRetriever, references: Any
     with RecallRetriever(base_retriever, references, metrics=[recall()]) as retriever:
         retriever.invoke(Q)
         retriever.invoke("Do cats purr?")
-    assert [r.query for r in retriever.records] == [Q]
-    assert retriever.records[0].result.score == 1.0
-    assert retriever.stats.no_reference == 1
+    (referenced,) = [r for r in retriever.records if "no_reference" not in r.extra]
+    assert referenced.query == Q and referenced.result.score == 1.0
+    assert retriever.stats.no_reference == 1  # scored live, by default, without a reference
+    (live,) = [r for r in retriever.records if r.extra.get("no_reference")]
+    assert live.query == "Do cats purr?" and live.reference is None
 
 
 def test_reference_from_config_metadata_wins(
@@ -158,9 +162,9 @@ def test_reference_from_config_metadata_wins(
     ]
 
 
-def test_no_reference_no_scoring(base_retriever: VectorStoreRetriever) -> None:
+def test_no_reference_skip_scores_nothing(base_retriever: VectorStoreRetriever) -> None:
     judge = ScriptedJudge()
-    with RecallRetriever(base_retriever, metrics=[recall(judge)]) as retriever:
+    with RecallRetriever(base_retriever, metrics=[recall(judge)], no_reference="skip") as retriever:
         retriever.invoke(Q)
     assert retriever.records == [] and judge.calls == []
     assert retriever.stats.no_reference == 1 and retriever.stats.submitted == 0

@@ -32,7 +32,8 @@ class TestRecallRetrieverStandard(RetrieversIntegrationTests):
 
     @property
     def retriever_constructor_params(self) -> dict[str, Any]:
-        return {"retriever": _store().as_retriever(search_kwargs={"k": 4})}
+        retriever = _store().as_retriever(search_kwargs={"k": 4})
+        return {"retriever": retriever, "no_reference": "skip"}  # no judge started
 
     @property
     def retriever_query_example(self) -> str:
@@ -47,7 +48,7 @@ def test_the_callers_config_reaches_the_wrapped_retriever() -> None:
     )
     config = {"configurable": {"search_kwargs": {"k": 3}}}
     assert len(inner.invoke("Eiffel Tower", config=config)) == 3
-    with RecallRetriever(inner) as wrapped:
+    with RecallRetriever(inner, no_reference="skip") as wrapped:
         assert len(wrapped.invoke("Eiffel Tower", config=config)) == 3
         assert len(wrapped.invoke("Eiffel Tower")) == 1
 
@@ -58,7 +59,7 @@ async def test_the_callers_config_reaches_the_wrapped_retriever_async() -> None:
         .as_retriever(search_kwargs={"k": 1})
         .configurable_fields(search_kwargs=ConfigurableField(id="search_kwargs"))
     )
-    with RecallRetriever(inner) as wrapped:
+    with RecallRetriever(inner, no_reference="skip") as wrapped:
         config = {"configurable": {"search_kwargs": {"k": 2}}}
         assert len(await wrapped.ainvoke("Eiffel Tower", config=config)) == 2
 
@@ -71,7 +72,7 @@ def test_unknown_constructor_keywords_are_refused(keyword: str) -> None:
 
 def test_k_is_set_on_a_copy_of_the_wrapped_retriever() -> None:
     inner = _store().as_retriever(search_kwargs={"k": 4, "filter": None})
-    with RecallRetriever(inner, k=2) as wrapped:
+    with RecallRetriever(inner, k=2, no_reference="skip") as wrapped:
         assert len(wrapped.invoke("Eiffel Tower")) == 2
         assert wrapped.k == 2
         assert wrapped.retriever.search_kwargs == {"k": 2, "filter": None}  # type: ignore[attr-defined]
@@ -88,7 +89,7 @@ def test_k_sets_a_retrievers_own_k_field() -> None:
             return [Document(f"doc {i}") for i in range(self.k)]
 
     inner = Firsts()
-    with RecallRetriever(inner, k=1) as wrapped:
+    with RecallRetriever(inner, k=1, no_reference="skip") as wrapped:
         assert len(wrapped.invoke("anything")) == 1
     assert inner.k == 4
 
