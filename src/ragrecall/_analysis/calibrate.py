@@ -29,7 +29,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._core.errors import CalibrationError
-from .._metrics.decision import DEFAULT_DECISION, Agreement, CalibrationProfile, Decision
+from .._metrics.decision import (
+    DEFAULT_DECISION,
+    SCALE_LIMIT,
+    Agreement,
+    CalibrationProfile,
+    Decision,
+)
 from .._stats.agreement import balanced_accuracy, cohen_kappa
 from .._stats.calibration import (
     ECE_MIN_LABELS,
@@ -108,6 +114,9 @@ def calibrate(
         if scaled:
             a, b = platt(before_p, fit_truth)
             after_p = held_out
+        if scaled and max(a, abs(b)) > SCALE_LIMIT - 30:  # 30: room for a prior shift
+            scaled, a, b, after_p = False, 1.0, 0.0, None
+            why = f"kept P(supported) unscaled: the Platt fit ran past {SCALE_LIMIT:g} ({why})"
         moved, decision, note = _decide(fit, fold_of, folds, resamples, seed)
         note = f"{why}; {note}"
     if moved:

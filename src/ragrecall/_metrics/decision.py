@@ -20,6 +20,7 @@ from .prompts import PROMPT_VERSION
 
 __all__ = [
     "DEFAULT_DECISION",
+    "SCALE_LIMIT",
     "UNCERTAIN_MARGIN",
     "Agreement",
     "CalibrationProfile",
@@ -79,6 +80,18 @@ class Agreement(BaseModel):
     log_loss_ci: tuple[float, float] | None = None
 
 
+# The largest |scale_a| and |scale_b| a profile may hold. Platt's fit (_stats/platt.py) keeps the
+# slope near 1 (a ridge of 1e-2 on its distance from 1, and Platt's smoothed targets cap how far
+# it is pushed), and |logit P| <= 13.8 (P clipped at 1e-6), so the intercept stays within about
+# 13.8 times the slope: the steepest fits found in simulation (100 to 3000 labels split exactly
+# at P = 0.5, every P within 0.01 of it) had slopes of 42 to 217, realistic ones lie near (1, 0),
+# and a prior shift moves the intercept by at most 27.6. Past 1000 (a P change of 1e-4 near 0.5
+# moving the scaled P from 0.45 to 0.55) the file was not written by calibrate; 1e308 would
+# make the scaled log-odds overflow to NaN. A slope of exactly 0 is a fit: where the labels run
+# against the judge's order, calibrate gives every P the labels' base rate.
+SCALE_LIMIT = 1000.0
+
+
 class CalibrationProfile(BaseModel):
     """What ``calibrate`` fitted, for one judge and prompt version. Every field is checked
     when a profile is read: its type (no number as text, no 0 or 1 as a flag), range and
@@ -90,10 +103,13 @@ class CalibrationProfile(BaseModel):
     prompt_version: str
     scale_a: float = Field(
         ge=0.0,
+        le=SCALE_LIMIT,
         allow_inf_nan=False,
         description="Platt slope on logit(P(supported)); 0: P(supported) says nothing.",
     )
-    scale_b: float = Field(allow_inf_nan=False, description="Platt intercept.")
+    scale_b: float = Field(
+        ge=-SCALE_LIMIT, le=SCALE_LIMIT, allow_inf_nan=False, description="Platt intercept."
+    )
     support_threshold: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     lexical_weight: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     labels: int = Field(ge=0, description="Labelled verdicts (skips left out).")
@@ -150,9 +166,10 @@ class CalibrationProfile(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> CalibrationProfile:
-        """Read a profile file; a file that is not one raises CalibrationError naming it."""
+        """Read a profile file (UTF-8, a byte order mark allowed); a file that is not one
+        raises CalibrationError naming it."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as err:
             raise CalibrationError(f"{path}: cannot read the calibration profile: {err}") from err
         try:

