@@ -63,7 +63,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
         *,
         logger: RecallLogger | None = None,
         reference_key: str = "reference",
-        no_reference: str = "question_recall",
+        no_reference: str = "sufficiency",
         sample_rate: float = 1.0,
         max_calls_per_minute: int | None = 60,
         max_queue: int = 1000,

@@ -125,7 +125,7 @@ class RecallRetriever(BaseRetriever):
         sample_rate: float = 1.0,
         sample_key: SampleKey = "query",
         k: int | None = None,
-        no_reference: str = "question_recall",
+        no_reference: str = "sufficiency",
         max_calls_per_minute: int | None = 60,
         **kwargs: Any,
     ):

@@ -38,12 +38,10 @@ from .sampling import sampled
 from .sinks import Sink
 from .store import Record
 
-__all__ = ["NO_REFERENCE_DEFAULT", "LiveScorer", "LiveStats", "no_reference_metric"]
+__all__ = ["LiveScorer", "LiveStats", "no_reference_metric"]
 
 log = logging.getLogger("ragrecall")
 
-# What scores an unreferenced retrieval unless told otherwise; "skip" scores none.
-NO_REFERENCE_DEFAULT = "question_recall"
 # Fields every retrieval has, with or without a reference.
 _UNREFERENCED_FIELDS = frozenset({"user_input", "retrieved_contexts"})
 

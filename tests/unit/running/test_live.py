@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from ragrecall import ClaimCache, ContextRecall, QuestionRecall, Sample
+from ragrecall import ClaimCache, ContextRecall, QuestionRecall, Sample, Sufficiency
 from ragrecall.adapters import LiveScorer, LiveStats, no_reference_metric, sampled
 from ragrecall.engines import Record
 from ragrecall.sinks import CallableSink
@@ -31,7 +31,7 @@ def gated(gate: threading.Event) -> ScriptedJudge:
 
 def scorer(judge: Any = None, **options: Any) -> tuple[LiveScorer, list[Record]]:
     seen: list[Record] = []
-    metric = QuestionRecall(judge or ScriptedJudge(), cache=ClaimCache())
+    metric = Sufficiency(judge or ScriptedJudge(), cache=ClaimCache())
     return LiveScorer(metric, [CallableSink(seen.append)], **options), seen
 
 
@@ -45,8 +45,8 @@ def test_a_record_says_no_reference_and_which_metric() -> None:
         assert live.offer(Q, SAMPLE, run_id="run-1", extra={"retriever": "r"})
     (record,) = seen
     assert record.run_id == "run-1" and record.reference is None
-    assert record.extra == {"retriever": "r", "no_reference": True, "metric": "question_recall"}
-    assert record.results["question_recall"].status == "scored"
+    assert record.extra == {"retriever": "r", "no_reference": True, "metric": "sufficiency"}
+    assert record.results["sufficiency"].status == "scored"
     stats = live.stats
     assert (stats.offered, stats.sampled, stats.scored, stats.pending) == (1, 1, 1, 0)
     assert stats.judge_calls >= 1
@@ -101,7 +101,7 @@ def test_a_failing_judge_is_an_unscorable_record_with_its_reason() -> None:
         live.offer("broken", lambda: 1 / 0)  # type: ignore[arg-type, return-value]
     stats = live.stats
     assert stats.unscorable == 2 and stats.scored == 0 and len(seen) == 2
-    reasons = sorted(r.results["question_recall"].reason or "" for r in seen)
+    reasons = sorted(r.results["sufficiency"].reason or "" for r in seen)
     assert "ZeroDivisionError" in reasons[0] and "judge down" in reasons[1]
 
 
@@ -117,19 +117,20 @@ def test_flush_waits_and_times_out() -> None:
     assert live.stats.skipped_by_sampling == 1
 
 
-def test_the_metric_by_name_takes_the_judge_of_the_referenced_metrics() -> None:
+@pytest.mark.parametrize(
+    ("name", "cls"), [("sufficiency", Sufficiency), ("question_recall", QuestionRecall)]
+)
+def test_the_metric_by_name_takes_the_judge_of_the_referenced_metrics(name: str, cls: type) -> None:
     judge = ScriptedJudge()
-    metric = no_reference_metric("question_recall", [ContextRecall(judge)])
-    assert isinstance(metric, QuestionRecall) and metric.judge is judge
+    metric = no_reference_metric(name, [ContextRecall(judge)])
+    assert isinstance(metric, cls) and metric.judge is judge
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
     [("nope", "no_reference='nope': unknown metric"), ("context_recall", "needs reference")],
 )
-def test_a_metric_that_cannot_score_without_a_reference_is_refused(
-    name: str, message: str
-) -> None:
+def test_a_metric_that_cannot_score_without_a_reference_is_refused(name: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         no_reference_metric(name)
 
