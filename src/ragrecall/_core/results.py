@@ -62,6 +62,12 @@ class SubQuestionVerdict(BaseModel):
     evidence_verified: bool = Field(
         False, description="Sufficiency: the answer's words were found in the cited chunk."
     )
+    turn: int | None = Field(
+        None,
+        description="Sufficiency in a conversation: the earlier turn (from 1) whose retrieved "
+        "contexts answer this sub-question (``chunk_ids`` are that turn's); None for this "
+        "turn's contexts.",
+    )
 
 
 class QuestionRecallResult(RecallResult):
@@ -79,6 +85,12 @@ class SufficiencyResult(RecallResult):
     metric: str = "sufficiency"
     sub_questions: list[SubQuestionVerdict] = Field(default_factory=list)
     p_sufficient: float | None = None
+    standalone_question: str | None = Field(
+        None,
+        description="For a sample with a conversation before it: the question as scored, made "
+        "to stand alone by the judge (or the question itself, where its rewrite was refused: "
+        "``reason`` says why). None without a conversation.",
+    )
 
 
 class RelevantItem(BaseModel):

@@ -1,4 +1,5 @@
-"""Typed records: what goes in (Sample, Chunk) and what comes out (ClaimVerdict, RecallResult).
+"""Typed records: what goes in (Sample, with Chunk and Turn from chunks.py and turns.py) and
+what comes out (ClaimVerdict, RecallResult).
 
 One concern over 300 lines: the records every part reads and writes, kept in one place so a
 field is defined once.
@@ -14,6 +15,9 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .chunks import Chunk, to_chunks
+from .turns import Turn, read_messages
+
 __all__ = [
     "Chunk",
     "ClaimSet",
@@ -21,21 +25,10 @@ __all__ = [
     "JudgeInfo",
     "RecallResult",
     "Sample",
+    "Turn",
     "Usage",
     "claim_set_hash",
 ]
-
-
-class Chunk(BaseModel):
-    """One retrieved chunk of context."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str = Field(description="Stable id of the chunk; defaults to its 1-based position.")
-    text: str = Field(description="The chunk's text as the retriever returned it.")
-    score: float | None = Field(None, description="Retriever score, when known.")
-    rank: int | None = Field(None, description="1-based rank in the retrieved list.")
-    metadata: dict[str, Any] = Field(default_factory=dict, description="Retriever metadata.")
 
 
 class Sample(BaseModel):
@@ -92,6 +85,19 @@ class Sample(BaseModel):
     relevance: dict[str, float] | None = Field(
         None, description="Graded relevance by document id (higher is more relevant), for nDCG."
     )
+    history: list[Turn] | None = Field(
+        None,
+        description="The conversation before the question, oldest first: each turn's "
+        "question, answer and retrieved contexts. ``messages`` (chat messages, the last user "
+        "message the question) is read into it.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _messages(cls, data: Any) -> Any:
+        """Chat messages (``messages``, or RAGAS' multi-turn ``user_input`` list) as the
+        question, the turns before it and the reply after it."""
+        return read_messages(data)
 
     @model_validator(mode="before")
     @classmethod
@@ -122,33 +128,7 @@ class Sample(BaseModel):
     @field_validator("retrieved_contexts", mode="before")
     @classmethod
     def _chunks(cls, value: Any) -> list[Any]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            raise ValueError("expected a list of strings or chunks, got one string")
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"expected a list of strings or chunks, got {type(value).__name__}")
-        chunks: list[Any] = []
-        for i, item in enumerate(value):
-            if isinstance(item, Chunk):
-                chunks.append(item)
-            elif isinstance(item, str):
-                chunks.append(Chunk(id=str(i + 1), text=item, rank=i + 1))
-            elif isinstance(item, Mapping):
-                chunk = {k: v for k, v in item.items() if v is not None}  # Arrow fills nulls
-                if isinstance(chunk.get("metadata"), Mapping):  # to every struct's keys
-                    chunk["metadata"] = {
-                        k: v for k, v in chunk["metadata"].items() if v is not None
-                    }
-                if "text" not in chunk and "page_content" in chunk:
-                    chunk["text"] = chunk.pop("page_content")
-                chunk.setdefault("id", str(i + 1))
-                chunk.setdefault("rank", i + 1)
-                chunk["id"] = str(chunk["id"])
-                chunks.append(chunk)
-            else:
-                raise ValueError(f"item {i} is {type(item).__name__}, not a string or chunk")
-        return chunks
+        return to_chunks(value)
 
     @field_validator("sample_id", mode="before")
     @classmethod
@@ -174,6 +154,8 @@ class Sample(BaseModel):
         task = self.model_dump(mode="json", include=_TASK_FIELDS)
         if self.reference is not None:
             task.pop("reference_claims", None)
+        if self.history:  # the conversation asked it: its questions and answers
+            task["history"] = [[t.question, t.answer] for t in self.history]
         return _digest(task)
 
     def content_key(self) -> str:

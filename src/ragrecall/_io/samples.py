@@ -15,12 +15,14 @@ from pydantic import AliasChoices, ValidationError
 
 from .._core.errors import SampleError
 from .._core.schemas import Sample
+from .._core.turns import MessagesError
 from .files import DataRows
 from .safe import loads
 
 __all__ = [
     "COLUMNS",
     "SampleId",
+    "dialogue_samples",
     "iter_rows",
     "iter_samples",
     "load_samples",
@@ -29,13 +31,18 @@ __all__ = [
     "to_sample",
 ]
 
-# Every column name a Sample reads: field names and their aliases.
-COLUMNS = frozenset(Sample.model_fields) | {
-    str(alias)
-    for field in Sample.model_fields.values()
-    if isinstance(field.validation_alias, AliasChoices)
-    for alias in field.validation_alias.choices
-}
+# Every column name a Sample reads: field names and their aliases, chat messages and a
+# dialogue's turns (one sample per turn).
+COLUMNS = (
+    frozenset(Sample.model_fields)
+    | {
+        str(alias)
+        for field in Sample.model_fields.values()
+        if isinstance(field.validation_alias, AliasChoices)
+        for alias in field.validation_alias.choices
+    }
+    | {"messages", "turns"}
+)
 
 
 # Columns that hold lists (or, for relevance, a mapping): a CSV cell holds them as JSON or as a
@@ -50,6 +57,9 @@ _LIST_COLUMNS = {
     "reference_claims",
     "reference_contexts",
     "relevance",
+    "history",
+    "messages",
+    "turns",
 }
 
 
@@ -135,7 +145,11 @@ def to_sample(value: Sample | Mapping[str, Any], row: int | str | None = None) -
         return Sample.model_validate(_clean(value, row))
     except ValidationError as err:
         first = err.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or None
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        field = path.lstrip(".") or None  # history[1].question
+        cause = first.get("ctx", {}).get("error")
+        if isinstance(cause, MessagesError):  # messages[3], read before the fields
+            field = cause.field
         raise SampleError(first["msg"], row=row, field=field) from err
 
 
@@ -158,12 +172,60 @@ def iter_samples(data: Any, column_map: Mapping[str, str] | None = None) -> Iter
             warnings.warn(data.skipped_note(), stacklevel=2)
     for i, row in enumerate(iter_rows(data)):
         try:
-            sample = _row_to_sample(row, i, column_map)
+            samples = _row_to_samples(row, i, column_map)
         except SampleError as err:
             if isinstance(data, DataRows) and data.where:
                 err.locate(*data.where)
             raise
-        yield sample
+        yield from samples
+
+
+def _row_to_samples(row: Any, index: int, column_map: Mapping[str, str] | None) -> list[Sample]:
+    """A row's samples: one, or for a dialogue (a ``turns`` list) one per turn."""
+    if isinstance(row, Mapping) and "turns" in row:
+        if column_map:
+            row = {column_map.get(k, k): v for k, v in row.items()}
+        return dialogue_samples(_clean(row, index), index)
+    return [_row_to_sample(row, index, column_map)]
+
+
+def dialogue_samples(row: Mapping[str, Any], index: int) -> list[Sample]:
+    """One sample per turn of a dialogue ``{"sample_id": ..., "turns": [turn, ...]}``, each
+    turn a sample's fields (its question, answer, retrieved contexts, reference, ...; the
+    dialogue's other columns are not read): turn
+    ``k`` (from 1) is scored with the turns before it as its ``history``, its id
+    ``"<sample_id>#<k>"`` (the dialogue's id, else its row number from 1)."""
+    turns = row["turns"]
+    if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence) or not turns:
+        raise SampleError("expected a non-empty list of turns", row=index, field="turns")
+    if row.get("history") is not None or row.get("messages") is not None:
+        raise SampleError("a dialogue's turns carry its history", row=index, field="turns")
+    dialogue = row.get("sample_id")
+    dialogue = str(index + 1) if dialogue is None else str(dialogue)
+    samples: list[Sample] = []
+    for k, turn in enumerate(turns):
+        if not isinstance(turn, Mapping):
+            raise SampleError(
+                f"expected a mapping, got {type(turn).__name__}", row=index, field=f"turns[{k}]"
+            )
+        fields = {**_clean(turn, index), "sample_id": f"{dialogue}#{k + 1}"}
+        fields["history"] = [_earlier(s) for s in samples] or None
+        try:
+            samples.append(to_sample(fields, row=index))
+        except SampleError as err:
+            err.field = f"turns[{k}]" + (f".{err.field}" if err.field else "")
+            raise
+        if not (samples[-1].user_input or "").strip():
+            raise SampleError("a turn needs its question", row=index, field=f"turns[{k}]")
+    return samples
+
+
+def _earlier(sample: Sample) -> dict[str, Any]:
+    return {
+        "question": sample.user_input or "",
+        "answer": sample.response,
+        "retrieved_contexts": sample.retrieved_contexts,
+    }
 
 
 def _row_to_sample(row: Any, index: int, column_map: Mapping[str, str] | None) -> Sample:

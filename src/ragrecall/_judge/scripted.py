@@ -1,5 +1,6 @@
 """Scripted chat models: judges for tests, with no network and no model (public through
-`ragrecall.testing`, as httpx ships `MockTransport`).
+`ragrecall.testing`, as httpx ships `MockTransport`). One concern over 300 lines: the rules
+of one fake judge, a reply to each prompt ragrecall sends.
 
 ``ScriptedJudge`` answers with tool calls, so ``with_structured_output`` works on it;
 ``TextOnlyJudge`` has no tool support and answers in text, exercising the parser fallback.
@@ -18,6 +19,10 @@ A "sentence" is a piece of text split at ". "; a text "holds" words when it has 
 * relevance (``Relevance``, ``Relevances``): a passage is relevant when it holds a sentence of
   the reference, or without one half the question's words (question words, "is", "was",
   pronouns and the like aside);
+* a standalone question (``StandaloneQuestion``): the question with its first pronoun ("it",
+  "he", "she", "they", "them", "him", "her"; "its", "his", "their" as a possessive) replaced
+  by the first name, not at its start, of the latest user question in the conversation that
+  has one (its "the" kept: "the Eiffel Tower"); unchanged without such a pronoun or name;
 * sub-questions (``SubQuestions``): the question split at ", and ", "; " and "? ";
   answerable (``Answerable``, ``AnswerSpan``) when a passage holds the sub-question's words
   (those aside), the answer that passage;
@@ -61,6 +66,7 @@ _ASIDE = frozenset(
     )
 )
 _PRONOUNS = frozenset(_WORD.findall("it its he his him she her they them their"))
+_POSSESSIVES = frozenset({"its", "his", "their"})
 _P = 0.9  # a verdict token's probability for the label it says
 # The verdict token's words after each reply start: (if supported, if not).
 _LABELS = {'{"unsupported":': ("false", "true"), "Answer:": ("yes", "no")}
@@ -72,6 +78,7 @@ _ASKS = (
     ('{"verdicts": [{"passage"', "Relevances"),
     ('{"relevant"', "Relevance"),
     ('{"questions"', "SubQuestions"),
+    ('{"standalone"', "StandaloneQuestion"),
     ('{"answerable"', "Answerable"),
     ('{"question"', "QuestionAnswer"),
     ('{"stated"', "Match"),
@@ -202,6 +209,25 @@ def _sub_questions(human: str, found: dict[int, str]) -> dict[str, Any]:
     return {"questions": [p[0].upper() + p[1:] + "?" for p in asked]}
 
 
+def _standalone(human: str, found: dict[int, str]) -> dict[str, Any]:
+    conversation, _, question = human.rpartition("\n\nQuestion: ")
+    question = question.strip()
+    latest, names = "", []
+    for latest in reversed(re.findall(r"^User: (.*)$", conversation, re.MULTILINE)):
+        names = [m for m in _NAME.finditer(latest) if m.start() > 0 and _name(m.group(0))]
+        if names:
+            break
+    pronoun = re.search(rf"\b({'|'.join(sorted(_PRONOUNS))})\b", question, re.IGNORECASE)
+    if not names or pronoun is None:
+        return {"standalone": question}
+    name = names[0].group(0)
+    if latest[: names[0].start()].lower().endswith("the "):
+        name = "the " + name
+    if pronoun.group(1).lower() in _POSSESSIVES:
+        name += "'s"
+    return {"standalone": question[: pronoun.start()] + name + question[pronoun.end() :]}
+
+
 _REPLIES: dict[str, Callable[[str, dict[int, str]], dict[str, Any]]] = {
     "Claims": _claims,
     "Referent": _referent,
@@ -213,6 +239,7 @@ _REPLIES: dict[str, Callable[[str, dict[int, str]], dict[str, Any]]] = {
         "verdicts": [{"passage": n, "relevant": _relevant(t, human)} for n, t in found.items()]
     },
     "SubQuestions": _sub_questions,
+    "StandaloneQuestion": _standalone,
     "Answerable": _answerable,
     "AnswerSpan": _answerable,
     "QuestionAnswer": lambda human, found: _written(found),

@@ -9,6 +9,10 @@ passages; words
 that only repeat the question, that lack what it asks for (no time for "when", no quantity
 for "how many": ``text/answer_type.py``), or that address the judge, do not count. The judge's word
 alone never buys an answer.
+
+In a conversation (a sample with ``history``) the judge first makes the question stand alone
+(``standalone.py``), and a sub-question this turn's contexts leave open may be answered by an
+earlier turn's (``credit_history``): the conversation already holds it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from .._core.results import SubQuestionVerdict, SufficiencyResult
-from .._core.schemas import Sample, Usage
+from .._core.schemas import Sample, Turn, Usage
 from .._judge.drive import Call, Steps, ask
 from .._judge.resolve import JudgeLike, context_window
 from .._judge.retry import DEFAULT_TIMEOUT
@@ -29,13 +33,16 @@ from .._judge.structured import structured
 from .base import Metric, MetricOptions
 from .claims.decompose import ClaimCache, default_claim_cache
 from .prompts import (
+    STANDALONE_PROMPT,
     SUB_QUESTIONS_PROMPT,
     SUFFICIENCY_PROMPT,
     AnswerSpan,
     PassageRenderer,
+    StandaloneQuestion,
     SubQuestions,
     render_passages,
 )
+from .standalone import HISTORY_TURNS, standalone
 from .sub_questions import sub_questions
 from .text.answer_type import lacks_answer_type
 from .text.windows import Window, pack
@@ -73,6 +80,13 @@ class Sufficiency(Metric[SufficiencyResult]):
         prompt: replaces ``ragrecall.prompts.SUFFICIENCY_PROMPT`` (keep its variables and its
             reply schema ``AnswerSpan``).
         render_passages: how passages are shown to the judge.
+        credit_history: in a conversation (a sample with ``history``), a sub-question this
+            turn's contexts leave open counts as answered when one of the last
+            ``HISTORY_TURNS`` turns' retrieved contexts answers it (checked the same way; the
+            verdict's ``turn`` names that turn). False scores this turn's retrieval alone.
+        standalone_prompt: replaces ``ragrecall.prompts.STANDALONE_PROMPT`` (keep its
+            variables ``history`` and ``question`` and its reply schema
+            ``StandaloneQuestion``).
         max_retries: retries of a failed judge call.
         timeout: seconds per judge call.
     """
@@ -93,6 +107,8 @@ class Sufficiency(Metric[SufficiencyResult]):
         decompose_prompt: ChatPromptTemplate = SUB_QUESTIONS_PROMPT,
         prompt: ChatPromptTemplate = SUFFICIENCY_PROMPT,
         render_passages: PassageRenderer = render_passages,
+        credit_history: bool = True,
+        standalone_prompt: ChatPromptTemplate = STANDALONE_PROMPT,
         max_retries: int = 3,
         timeout: float = DEFAULT_TIMEOUT,
     ):
@@ -107,6 +123,8 @@ class Sufficiency(Metric[SufficiencyResult]):
         self.decompose_prompt = decompose_prompt
         self.prompt = prompt
         self.render_passages = render_passages
+        self.credit_history = credit_history
+        self.standalone_prompt = standalone_prompt
         self._chains: dict[str, Runnable[Any, Any]] = {}
 
     @classmethod
@@ -117,6 +135,8 @@ class Sufficiency(Metric[SufficiencyResult]):
         if kind not in self._chains:
             if kind == "decompose":
                 chain = self.decompose_prompt | structured(self.judge, SubQuestions)
+            elif kind == "standalone":
+                chain = self.standalone_prompt | structured(self.judge, StandaloneQuestion)
             else:
                 chain = self.prompt | structured(self.judge, AnswerSpan)
             self._chains[kind] = chain
@@ -126,6 +146,18 @@ class Sufficiency(Metric[SufficiencyResult]):
         question = (sample.user_input or "").strip()
         if not question:
             return self.unscorable("no question to split into sub-questions")
+        history = sample.history or []
+        rewritten = ""
+        if history:
+            question, rewritten = yield from standalone(
+                question,
+                history,
+                chain=self._chain("standalone"),
+                prompt=self.standalone_prompt,
+                cache=self.cache,
+                judge_id=self.judge_id(),
+                usage=usage,
+            )
         subs = yield from sub_questions(
             question,
             chain=self._chain("decompose"),
@@ -138,15 +170,46 @@ class Sufficiency(Metric[SufficiencyResult]):
         if not subs:
             subs, note = [question], "the judge returned no sub-questions; used the question"
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
-        if not chunks:
-            return self._scored(
-                [_unanswered(q, "no retrieved contexts") for q in subs], "no retrieved contexts"
-            )
-        windows = pack(chunks, self.window_tokens or context_window(self.judge))
         verdicts = []
-        for sub in subs:
-            verdicts.append((yield from self._answer(sub, windows, usage)))
-        return self._scored(verdicts, note)
+        if not chunks:
+            verdicts = [_unanswered(q, "no retrieved contexts") for q in subs]
+            note = "no retrieved contexts"
+        else:
+            windows = pack(chunks, self.window_tokens or context_window(self.judge))
+            for sub in subs:
+                verdicts.append((yield from self._answer(sub, windows, usage)))
+        if history and self.credit_history:
+            verdicts = yield from self._credited(verdicts, history, usage)
+        result = self._scored(verdicts, "; ".join(n for n in (rewritten, note) if n))
+        if history:
+            result.standalone_question = question
+        return result
+
+    def _credited(
+        self, verdicts: list[SubQuestionVerdict], history: Sequence[Turn], usage: Usage
+    ) -> Steps[list[SubQuestionVerdict]]:
+        """Each open sub-question asked of the earlier turns' contexts, the latest turn first
+        (the last ``HISTORY_TURNS``): the first that answers it is credited, with its turn."""
+        first = max(len(history) - HISTORY_TURNS, 0)
+        earlier = [
+            (number, [c for c in turn.retrieved_contexts or () if c.text.strip()])
+            for number, turn in enumerate(history[first:], start=first + 1)
+        ]
+        windows: dict[int, list[Window]] = {}
+        out = list(verdicts)
+        for i, verdict in enumerate(verdicts):
+            for number, chunks in reversed(earlier):
+                if verdict.answerable or not chunks:
+                    continue
+                if number not in windows:
+                    size = self.window_tokens or context_window(self.judge)
+                    windows[number] = pack(chunks, size)
+                found = yield from self._answer(verdict.question, windows[number], usage)
+                if found.answerable:
+                    reason = f"answered by turn {number}'s contexts; answer found in the passage"
+                    out[i] = found.model_copy(update={"turn": number, "reason": reason})
+                    break
+        return out
 
     def _answer(
         self, question: str, windows: Sequence[Window], usage: Usage

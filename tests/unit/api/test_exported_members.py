@@ -78,6 +78,8 @@ SUBMODULES = {
         "NumberedRelevance", "Passage", "PassageRenderer", "QuotedSupport", "Relevance",
         "Relevances", "Referent", "SubQuestions", "Support", "TokenSupport", "VerdictVariant",
         "render_passages", "response_format",
+        # a conversation's question made to stand alone (Sufficiency's standalone_prompt=)
+        "STANDALONE_PROMPT", "StandaloneQuestion",
     ],
     "ragrecall.stats": [
         "CLAIM_CORRELATION", "CONFORMAL_MIN_LABELS", "ECE_MIN_LABELS", "PPIResult",
