@@ -51,11 +51,13 @@ def test_one_record_per_query_to_every_sink(
     logger = RecallLogger([recall()], [jsonl, db, CallableSink(seen.append)])
     with logger, RecallCapture(logger, references) as capture:
         responses = {q: query_engine.query(q) for q in references}
-        query_engine.query("A question nobody has a reference for?")
-    assert len(seen) == 3 and capture.submitted == 3 and capture.skipped == 1
-    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 3
-    assert len(SQLiteSink(tmp_path / "r.sqlite").records()) == 3
-    by_query = {r.query: r for r in seen}
+        query_engine.query("A question nobody has a reference for?")  # scored live
+    assert len(seen) == 4 and capture.submitted == 3 and capture.skipped == 1
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 4
+    assert len(SQLiteSink(tmp_path / "r.sqlite").records()) == 4
+    (live,) = [r for r in seen if r.extra.get("no_reference")]
+    assert live.query == "A question nobody has a reference for?" and live.reference is None
+    by_query = {r.query: r for r in seen if r is not live}
     assert set(by_query) == set(references)
     for q, response in responses.items():
         record = by_query[q]
@@ -145,8 +147,10 @@ def test_references_from_a_callable_with_sample_fields(
     with logger, RecallCapture(logger, lookup) as capture:
         query_engine.query("What colour are bananas?")
         query_engine.query("Where is the Eiffel Tower?")
-    assert [r.result.claims for r in seen] == [["Bananas are yellow."]]
-    assert capture.skipped == 1
+    referenced = [r.result.claims for r in seen if "no_reference" not in r.extra]
+    assert referenced == [["Bananas are yellow."]]
+    assert capture.skipped == 1  # and scored for sufficiency, by default
+    assert [r.query for r in seen if r.extra.get("no_reference")] == ["Where is the Eiffel Tower?"]
 
 
 def test_references_match_as_in_langchain_case_and_whitespace_folded(

@@ -13,14 +13,14 @@ to the outermost query around it:
 * a query that fails after retrieving gives one record of what it retrieved, with the error
   in ``extra``.
 
-A record is submitted only when the query's reference is known. The handlers only build the
-sample and call ``RecallLogger.submit``; scoring and writing happen on the logger's workers.
+A query whose reference is known is submitted to the logger; the others go to a
+``LiveScorer`` (``no_reference``), which scores them without one. The handlers only look the
+reference up and hand the query on (``RecallLogger.submit``, ``LiveScorer.offer``: never a
+wait); scoring and writing happen on the logger's workers and the scorer's thread.
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,26 +30,22 @@ from llama_index.core.instrumentation import (  # type: ignore[attr-defined]
     Dispatcher,
     get_dispatcher,
 )
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.query import QueryEndEvent, QueryStartEvent
 from llama_index.core.instrumentation.events.retrieval import (
     RetrievalEndEvent,
     RetrievalStartEvent,
 )
-from llama_index.core.instrumentation.span import BaseSpan
-from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
-from pydantic import PrivateAttr
 
 from ragrecall import RecallLogger, Sample
 from ragrecall.adapters import ReferenceBook, References, RunTree, SampleKey, check_rate, sampled
 
+from ._handlers import EventHandler, SpanHandler
+from ._live import live_scorer, offer
 from ._nodes import chunks_from_nodes, source_nodes
 
 __all__ = ["RecallCapture", "ReferenceLookup"]
-
-log = logging.getLogger("ragrecall")
 
 # Query -> reference answer, or Sample fields such as {"reference": ..., "reference_ids": [...]}:
 # a mapping, a callable, or a dataset (ragrecall.adapters.References).
@@ -77,10 +73,23 @@ class RecallCapture:
         sample_rate: the share of queries to score, picked by a hash of ``sample_key``
             (``"query"``: the query text, the default, or ``"run_id"``: the span id), so the
             same queries are scored run after run; the rest count in ``sampled_out``, and
-            records carry the rate in ``extra["sample_rate"]``.
+            records carry the rate in ``extra["sample_rate"]`` (for queries without a
+            reference, ``live.stats.skipped_by_sampling`` counts the rest).
+        no_reference: what scores a query without a reference: ``"sufficiency"`` (the
+            default: do the contexts suffice to answer the question?), the name of another
+            metric that needs no reference, or ``"skip"`` (count it in ``skipped``, score
+            nothing). It runs on one background thread, never on the query's path, with the
+            judge of the logger's metrics, writing to its sinks, and costs judge calls on your
+            traffic: up to ``max_calls_per_minute`` (a metric may make several calls a query);
+            beyond them queries wait in a queue of ``max_queue`` and are dropped, counted in
+            ``live.stats.dropped``, once it is full.
+        max_calls_per_minute: judge calls a minute for the queries without a reference
+            (None: no limit).
+        max_queue: queries without a reference waiting to be scored at most.
 
-    Use as a context manager (attach on enter, detach and flush the logger on exit), or call
-    ``attach()`` / ``detach()``. Records carry the query span's id as ``run_id``.
+    Use as a context manager (attach on enter; on exit detach, close the live scorer and flush
+    the logger), or call ``attach()`` / ``close()``. Records carry the query span's id as
+    ``run_id``; ``live.stats`` counts the queries without a reference as they go.
     """
 
     def __init__(
@@ -90,10 +99,20 @@ class RecallCapture:
         *,
         sample_rate: float = 1.0,
         sample_key: SampleKey = "query",
+        no_reference: str = "sufficiency",
+        max_calls_per_minute: int | None = 60,
+        max_queue: int = 1000,
     ) -> None:
         self.logger = logger
         self.references = ReferenceBook(references)
         self.sample_rate = check_rate(sample_rate)
+        self.live = live_scorer(
+            no_reference,
+            logger,
+            sample_rate=sample_rate,
+            max_calls_per_minute=max_calls_per_minute,
+            max_queue=max_queue,
+        )
         self.sample_key = sample_key
         self.submitted = 0
         self.skipped = 0  # queries without a known reference
@@ -101,9 +120,9 @@ class RecallCapture:
         self._lock = threading.Lock()
         self._spans_open: RunTree[str] = RunTree()
         self._open: dict[str, _Open] = {}
-        self._events = _EventHandler()
+        self._events = EventHandler()
         self._events._capture = self
-        self._spans = _SpanHandler()
+        self._spans = SpanHandler()
         self._spans._capture = self
         self._dispatcher: Dispatcher | None = None
 
@@ -132,9 +151,22 @@ class RecallCapture:
     def __enter__(self) -> RecallCapture:
         return self.attach()
 
-    def __exit__(self, *exc: object) -> None:
-        self.detach()
+    def flush(self) -> None:
+        """Wait until the queries handed on so far are scored and written."""
+        if self.live is not None:
+            self.live.flush()
         self.logger.flush()
+
+    def close(self) -> None:
+        """Detach, close the live scorer (what it cannot score in time is counted in
+        ``live.stats.abandoned``) and flush the logger (yours to close, after it)."""
+        self.detach()
+        if self.live is not None:
+            self.live.close()
+        self.logger.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- span tree --------------------------------------------------------------------------
 
@@ -197,17 +229,20 @@ class RecallCapture:
         extra: dict[str, Any],
     ) -> None:
         key = item.query if self.sample_key == "query" else span_id
+        extra = {"kind": item.kind, **extra}
+        reference = self.references.lookup(item.query)
+        if reference is None:  # the live scorer samples it alike, off the query's path
+            with self._lock:
+                self.skipped += 1
+            if self.live is not None:
+                offer(self.live, key, item.query, nodes, response, span_id, extra)
+            return
         if not sampled(key, self.sample_rate):
             with self._lock:
                 self.sampled_out += 1
             return
         if self.sample_rate < 1.0:
             extra = {**extra, "sample_rate": self.sample_rate}
-        reference = self.references.lookup(item.query)
-        if reference is None:
-            with self._lock:
-                self.skipped += 1
-            return
         chunks = chunks_from_nodes(nodes)
         sample: Sample = reference.model_copy(
             update={
@@ -216,7 +251,7 @@ class RecallCapture:
                 "retrieved_ids": [c.id for c in chunks],
             }
         )
-        self.logger.submit(sample, run_id=span_id, extra={"kind": item.kind, **extra})
+        self.logger.submit(sample, run_id=span_id, extra=extra)
         with self._lock:
             self.submitted += 1
 
@@ -225,61 +260,3 @@ def _query_str(query: QueryType | None) -> str:
     if isinstance(query, QueryBundle):
         return query.query_str
     return str(query) if query is not None else ""
-
-
-class _EventHandler(BaseEventHandler):
-    _capture: Any = PrivateAttr(None)
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "RagrecallEventHandler"
-
-    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-        try:
-            self._capture._handle(event)
-        except Exception:  # the dispatcher would swallow it silently; say so
-            log.exception("ragrecall: failed to capture %s", event.class_name())
-
-
-class _SpanHandler(BaseSpanHandler[BaseSpan]):
-    """Records each span's parent; keeps no spans of its own."""
-
-    _capture: Any = PrivateAttr(None)
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "RagrecallSpanHandler"
-
-    def new_span(
-        self,
-        id_: str,
-        bound_args: inspect.BoundArguments,
-        instance: Any | None = None,
-        parent_span_id: str | None = None,
-        tags: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> BaseSpan | None:
-        self._capture._enter(id_, parent_span_id)
-        return None
-
-    def prepare_to_exit_span(
-        self,
-        id_: str,
-        bound_args: inspect.BoundArguments,
-        instance: Any | None = None,
-        result: Any | None = None,
-        **kwargs: Any,
-    ) -> BaseSpan | None:
-        self._capture._leave(id_, None)
-        return None
-
-    def prepare_to_drop_span(
-        self,
-        id_: str,
-        bound_args: inspect.BoundArguments,
-        instance: Any | None = None,
-        err: BaseException | None = None,
-        **kwargs: Any,
-    ) -> BaseSpan | None:
-        self._capture._leave(id_, err)
-        return None
