@@ -39,7 +39,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "metrics/context-recall.md": (2, 0),
     "metrics/index.md": (2, 0),
     "metrics/question-recall.md": (1, 1),
-    "metrics/sufficiency.md": (2, 0),
+    "metrics/sufficiency.md": (4, 0),
     "metrics/recall-precision.md": (0, 1),
     "metrics/response-recall.md": (1, 0),
     "metrics/retrieval-recall.md": (1, 0),
