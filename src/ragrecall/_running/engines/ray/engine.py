@@ -3,6 +3,8 @@ pipeline of ``_run``), its results a directory of Parquet parts, resumed from th
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +12,7 @@ from typing import Any, ClassVar
 
 import ray
 
+from ragrecall._core.errors import SampleError
 from ragrecall._core.schemas import Sample, Usage
 from ragrecall._running.budget import Budget
 from ragrecall._running.spec import MetricLike
@@ -21,7 +24,11 @@ from .parts import FLUSH_ROWS, FLUSH_SECONDS
 from .records import iter_records
 from .run import RayRun, start
 
-__all__ = ["RayEngine"]
+__all__ = ["RayEngine", "connect"]
+
+# Seconds a cluster's address has to accept a connection: Ray itself retries an address that
+# does not answer for minutes (20 tries of 5 s to connect and 30 s to ask for the cluster's id).
+PROBE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,7 @@ class RayEngine(BlockingEngine):
         if self.workers < 1:
             raise ValueError("the ray engine needs at least 1 worker")
         if not ray.is_initialized():
-            ray.init(address=self.address)
+            connect(self.address)
         return start(
             data,
             metrics,
@@ -150,3 +157,44 @@ class RayEngine(BlockingEngine):
             flush_rows=self.flush_rows,
             flush_seconds=self.flush_seconds,
         )
+
+
+def connect(address: str | None) -> None:
+    """``ray.init(address=address)``; a cluster that cannot be reached or started raises a
+    SampleError saying which and why (exit 2 on the command line: the message names the
+    address, or the cluster started here), rather than Ray's minutes of retries or a trace."""
+    given = address or os.environ.get("RAY_ADDRESS")  # as ray.init reads it
+    where = "a local Ray cluster could not be started"
+    if given == "auto":
+        where = "no running Ray cluster was found (address auto)"
+    elif given and given != "local":
+        where = f"the Ray cluster at {given} could not be reached"
+        _probe(given, where)
+    try:
+        ray.init(address=address)
+    except Exception as err:  # Ray's ConnectionError, RuntimeError, OSError, ValueError, ...
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise SampleError(f"{where} ({reason}); {_remedy(given)}") from err
+
+
+def _probe(address: str, where: str) -> None:
+    """Refuse at once an address (``HOST:PORT``, ``ray://HOST:PORT``) where nothing listens."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        return  # not HOST:PORT: ray.init says what is wrong with it
+    try:
+        socket.create_connection((host, int(port)), timeout=PROBE_SECONDS).close()
+    except TimeoutError:
+        raise SampleError(
+            f"{where} (no answer within {PROBE_SECONDS:g} s); {_remedy(address)}"
+        ) from None
+    except OSError as err:
+        reason = err.strerror or str(err) or type(err).__name__
+        raise SampleError(f"{where} ({reason}); {_remedy(address)}") from None
+
+
+def _remedy(address: str | None) -> str:
+    if address not in (None, "", "auto", "local"):
+        return "check --address (RayEngine(address=)): the head node's `ray start --head` prints it"
+    return "start one with `ray start --head` and give its address with --address"
