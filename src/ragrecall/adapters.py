@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "blocking": "ragrecall._running.loop",
     "LiveScorer": "ragrecall._running.live",
     "LiveStats": "ragrecall._running.live",
+    "live_scorer": "ragrecall._running.live",
     "no_reference_metric": "ragrecall._running.live",
     "RunTree": "ragrecall._running.sampling",
     "SampleKey": "ragrecall._running.sampling",
@@ -49,7 +50,7 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 if _typing.TYPE_CHECKING:
     from ._io.references import ReferenceBook, References, as_reference, error_type
     from ._io.traces.explain import claim_metadata, explanation
-    from ._running.live import LiveScorer, LiveStats, no_reference_metric
+    from ._running.live import LiveScorer, LiveStats, live_scorer, no_reference_metric
     from ._running.loop import blocking
     from ._running.sampling import RunTree, SampleKey, check_rate, sampled
 
@@ -66,6 +67,7 @@ __all__ = [
     "claim_metadata",
     "error_type",
     "explanation",
+    "live_scorer",
     "no_reference_metric",
     "sampled",
 ]

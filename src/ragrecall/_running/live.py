@@ -12,7 +12,9 @@ are dropped (counted) once it is full. ``stats`` can be read at any time.
 
 ``close`` (and program exit, for a scorer left open) waits for the queue up to a timeout;
 what is still queued then is counted in ``abandoned``, and the worker stops, even when it
-waits for the budget.
+waits for the budget. ``live_scorer`` makes one from an adapter's arguments.
+
+One concern over 300 lines: the live scorer, its counters and how an adapter makes one.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .sampling import sampled
 from .sinks import Sink
 from .store import Record
 
-__all__ = ["LiveScorer", "LiveStats", "no_reference_metric"]
+__all__ = ["LiveScorer", "LiveStats", "live_scorer", "no_reference_metric"]
 
 log = logging.getLogger("ragrecall")
 
@@ -97,6 +99,33 @@ def no_reference_metric(
     judges = [m for m in like if m.uses_judge]
     judge = (judges[0]._judge or judges[0]._judge_spec) if judges else None
     return cls.from_options(judge, MetricOptions())
+
+
+def live_scorer(
+    no_reference: str,
+    logger: _logger.RecallLogger | None,
+    *,
+    sample_rate: float,
+    max_calls_per_minute: int | None,
+    max_queue: int,
+) -> LiveScorer | None:
+    """What an adapter's arguments ask for: None for ``"skip"`` or no logger; else a scorer
+    with the metric ``no_reference`` (the judge of ``logger``'s metrics) writing to
+    ``logger``'s sinks. ValueError naming the argument."""
+    LiveScorer.check(
+        sample_rate=sample_rate, max_calls_per_minute=max_calls_per_minute, max_queue=max_queue
+    )
+    if not isinstance(no_reference, str):
+        raise ValueError(f"no_reference must be a metric name or 'skip', not {no_reference!r}")
+    if no_reference == "skip" or logger is None:
+        return None
+    return LiveScorer(
+        no_reference_metric(no_reference, logger.metrics),
+        logger.sinks,
+        sample_rate=sample_rate,
+        max_calls_per_minute=max_calls_per_minute,
+        max_queue=max_queue,
+    )
 
 
 @dataclass(frozen=True)

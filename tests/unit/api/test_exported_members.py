@@ -97,7 +97,7 @@ SUBMODULES = {
         # the traces' write-back share
         "claim_metadata", "explanation",
         # the live scoring of retrievals without a reference, shared by the adapters
-        "LiveScorer", "LiveStats", "no_reference_metric",
+        "LiveScorer", "LiveStats", "live_scorer", "no_reference_metric",
     ],
 }
 # fmt: on
