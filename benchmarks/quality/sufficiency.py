@@ -80,6 +80,8 @@ def run(args: argparse.Namespace, root: Path) -> int:
         ),
         "question_recall": ragrecall.QuestionRecall(judge, cache=ragrecall.ClaimCache()),
     }
+    if not isinstance(judge, str):
+        judge.invoke("Reply OK.")  # the embedded judge starts here, not in the first row's time
     print(f"load {os.getloadavg()[0]:.1f}; {len(rows)} rows, split {args.split}")
     for n, row in enumerate(rows, 1):
         sample = {"user_input": row["question"], "retrieved_contexts": row["contexts"]}
