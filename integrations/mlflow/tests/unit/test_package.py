@@ -11,7 +11,8 @@ import mlflow_ragrecall
 EXPECTED = [
     "ChunkRecallScorer", "ContextPrecisionScorer", "ContextRecallScorer", "Judge",
     "QuestionRecallScorer", "RecallPrecisionScorer", "RecallScorer", "ResponseRecallScorer",
-    "RetrievalRecallScorer", "SufficiencyScorer", "as_feedback", "get_scorer", "make_metric", "rationale",
+    "RetrievalRecallScorer", "SufficiencyScorer", "as_feedback", "get_scorer", "make_metric",
+    "rationale",
 ]
 # fmt: on
 
