@@ -57,7 +57,7 @@ class SubQuestionVerdict(BaseModel):
     missing: str | None = Field(None, description="What the contexts lack to answer it.")
     reason: str = ""
     p_answered: float | None = Field(
-        None, description="Sufficiency: P(answerable) from the judge's verdict token."
+        None, description="Sufficiency: P(answerable), from the logprobs of the judge's verdict."
     )
     evidence_verified: bool = Field(
         False, description="Sufficiency: the answer's words were found in the cited chunk."

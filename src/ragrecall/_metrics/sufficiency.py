@@ -5,10 +5,9 @@ in one call with the passages first so the prompt cache reuses them, the judge s
 one passage states the answer and gives the words that answer it; where it gives logprobs,
 P(answerable) is read from its verdict's token and decides against ``answered_threshold``. A
 sub-question counts as answered only when the library finds those words, verbatim, in the
-passages; words
-that only repeat the question, that lack what it asks for (no time for "when", no quantity
-for "how many": ``text/answer_type.py``), or that address the judge, do not count. The judge's word
-alone never buys an answer.
+passages; words that only repeat the question, that lack what it asks for (no time for
+"when", no quantity for "how many": ``text/answer_type.py``), or that address the judge, do
+not count. The judge's word alone never buys an answer.
 
 In a conversation (a sample with ``history``) the judge first makes the question stand alone
 (``standalone.py``), and a sub-question this turn's contexts leave open may be answered by an
