@@ -30,8 +30,10 @@ from .decontext import decontextualise
 from .structure import split_structure
 
 __all__ = [
+    "CLAIM_RULES_VERSION",
     "ClaimCache",
     "ClaimMode",
+    "claims_key",
     "clean_claims",
     "decompose",
     "decomposition_chain",
@@ -204,7 +206,7 @@ def decompose(
     given = [u.text for u in units if u.structured]
     if not prose or mode == "sentences":
         return ClaimSet(claims=rule_claims(reference), source="rules")
-    key = ClaimCache.key(reference, question or "", judge_id(), PROMPT_VERSION)
+    key = claims_key(reference, question or "", judge_id())
     cached = cache.get(key)
     if cached is not None:
         return ClaimSet(claims=cached, source="store")
@@ -225,6 +227,18 @@ def decompose(
     claims = clean_claims([*given[:before], *judged, *given[before:]])
     claims = cache.put(key, claims)  # another run's, when it kept this task's claims first
     return ClaimSet(claims=claims, source="judge")
+
+
+# The rules that shape a judge's claims before they are stored (restore_dropped, the
+# decontext checks): claims stored under older rules are not reused. 2: a rewrite whose
+# referent the claim already names is refused also when the name holds a possessive.
+CLAIM_RULES_VERSION = "2"
+
+
+def claims_key(reference: str, question: str, judge_id: str) -> str:
+    """Where the judge's claims of ``reference`` are stored: per question, judge, prompt
+    version and the rules' version."""
+    return ClaimCache.key(reference, question, judge_id, PROMPT_VERSION, CLAIM_RULES_VERSION)
 
 
 def restore_dropped(claims: Sequence[str], prose: str) -> list[str]:

@@ -16,10 +16,9 @@ import pyarrow as pa
 from ragrecall._core.errors import JudgeError
 from ragrecall._core.schemas import RecallResult, Sample, Usage
 from ragrecall._metrics.base import Metric
-from ragrecall._metrics.claims.decompose import ClaimCache
+from ragrecall._metrics.claims.decompose import ClaimCache, claims_key
 from ragrecall._metrics.context_recall import ContextRecall
 from ragrecall._metrics.estimate import run_estimator
-from ragrecall._metrics.prompts import PROMPT_VERSION
 from ragrecall._running.loop import blocking
 from ragrecall._running.spec import MetricSpec
 from ragrecall._running.store import Record
@@ -162,8 +161,7 @@ class Scorer:
             atomic = isinstance(metric, ContextRecall) and metric.claims == "atomic"
             if atomic and judge_id is not None and metric.judge_id() == judge_id:
                 question = sample.user_input or ""
-                key = ClaimCache.key(reference, question, judge_id, PROMPT_VERSION)
-                metric.cache.put(key, claims)  # type: ignore[attr-defined]
+                metric.cache.put(claims_key(reference, question, judge_id), claims)  # type: ignore[attr-defined]
 
     async def _from_board(self, samples: Sequence[Sample], tally: _Tally) -> None:
         """Each distinct task of the batch: its claims from the board, or decomposed here and
