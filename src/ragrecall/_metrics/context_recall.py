@@ -31,7 +31,7 @@ from .claims.decompose import (
     clean_claims,
     decompose,
     decomposition_chain,
-    default_claim_cache,
+    metric_claim_cache,
 )
 from .claims.decontext import decontext_chain
 from .decision import CalibrationProfile, Decision
@@ -189,9 +189,7 @@ class ContextRecall(Metric[RecallResult]):
             else calibration.decision
         )
         self.withhold_injections = withhold_injections
-        if cache is None:
-            cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
-        self.cache = cache
+        self.cache = metric_claim_cache(cache, cache_path)
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
         self.decontext_prompt = decontext_prompt

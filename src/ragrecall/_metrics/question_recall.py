@@ -22,7 +22,7 @@ from .._judge.resolve import JudgeLike, context_window
 from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, MetricOptions
-from .claims.decompose import ClaimCache, default_claim_cache
+from .claims.decompose import ClaimCache, metric_claim_cache
 from .prompts import (
     ANSWERABLE_PROMPT,
     SUB_QUESTIONS_PROMPT,
@@ -75,9 +75,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         timeout: float = DEFAULT_TIMEOUT,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
-        if cache is None:
-            cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
-        self.cache = cache  # (an empty ClaimCache is falsy: no `or` here)
+        self.cache = metric_claim_cache(cache, cache_path)
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
         self.answer_prompt = answer_prompt
@@ -101,7 +99,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         question = (sample.user_input or "").strip()
         if not question:
             return self.unscorable("no question to split into sub-questions")
-        subs = yield from sub_questions(
+        subs, note = yield from sub_questions(
             question,
             chain=self._chain("decompose"),
             prompt=self.decompose_prompt,
@@ -109,9 +107,6 @@ class QuestionRecall(Metric[QuestionRecallResult]):
             judge_id=self.judge_id(),
             usage=usage,
         )
-        note = ""
-        if not subs:
-            subs, note = [question], "the judge returned no sub-questions; used the question"
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
         if not chunks:
             verdicts = [

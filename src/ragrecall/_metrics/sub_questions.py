@@ -26,17 +26,17 @@ def sub_questions(
     cache: ClaimCache,
     judge_id: str,
     usage: Usage,
-) -> Steps[list[str]]:
-    """The sub-questions of ``question`` (cached per judge and prompt; [] if the judge gave
-    none)."""
+) -> Steps[tuple[list[str], str]]:
+    """The sub-questions of ``question`` (cached per judge and prompt) and a note: where the
+    judge gave none, the question itself, and the note says so."""
     custom = "" if prompt is SUB_QUESTIONS_PROMPT else repr(prompt)
     key = ClaimCache.key(_CACHE_KIND, question, judge_id, SUB_QUESTIONS_VERSION, custom)
     cached = cache.get(key)
     if cached is not None:
-        return cached
+        return cached, ""
     reply = yield from ask(Call(chain, {"question": question}), usage)
     assert isinstance(reply.parsed, SubQuestions)
     subs = clean_claims(reply.parsed.questions)
-    if subs:
-        subs = cache.put(key, subs)  # the first writer's, when another was first
-    return subs
+    if not subs:
+        return [question], "the judge returned no sub-questions; used the question"
+    return cache.put(key, subs), ""  # the first writer's, when another was first

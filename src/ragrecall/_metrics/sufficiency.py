@@ -30,7 +30,7 @@ from .._judge.resolve import JudgeLike, context_window
 from .._judge.retry import DEFAULT_TIMEOUT
 from .._judge.structured import structured
 from .base import Metric, MetricOptions
-from .claims.decompose import ClaimCache, default_claim_cache
+from .claims.decompose import ClaimCache, metric_claim_cache
 from .prompts import (
     STANDALONE_PROMPT,
     SUB_QUESTIONS_PROMPT,
@@ -114,9 +114,7 @@ class Sufficiency(Metric[SufficiencyResult]):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         if not 0.0 <= answered_threshold <= 1.0:
             raise ValueError(f"answered_threshold must be in [0, 1], got {answered_threshold}")
-        if cache is None:
-            cache = ClaimCache(cache_path) if cache_path else default_claim_cache()
-        self.cache = cache  # (an empty ClaimCache is falsy: no `or` here)
+        self.cache = metric_claim_cache(cache, cache_path)
         self.answered_threshold = answered_threshold
         self.window_tokens = window_tokens
         self.decompose_prompt = decompose_prompt
@@ -157,7 +155,7 @@ class Sufficiency(Metric[SufficiencyResult]):
                 judge_id=self.judge_id(),
                 usage=usage,
             )
-        subs = yield from sub_questions(
+        subs, note = yield from sub_questions(
             question,
             chain=self._chain("decompose"),
             prompt=self.decompose_prompt,
@@ -165,9 +163,6 @@ class Sufficiency(Metric[SufficiencyResult]):
             judge_id=self.judge_id(),
             usage=usage,
         )
-        note = ""
-        if not subs:
-            subs, note = [question], "the judge returned no sub-questions; used the question"
         chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
         verdicts = []
         if not chunks:

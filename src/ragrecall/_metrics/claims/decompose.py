@@ -38,6 +38,7 @@ __all__ = [
     "decompose",
     "decomposition_chain",
     "default_claim_cache",
+    "metric_claim_cache",
     "needs_judge",
     "restore_dropped",
     "rule_claims",
@@ -155,6 +156,14 @@ def default_claim_cache() -> ClaimCache:
                 _log.warning("ragrecall: claim store %s: %s; claims kept in memory", path, err)
                 _shared[path] = ClaimCache()
         return _shared[path]
+
+
+def metric_claim_cache(cache: ClaimCache | None, cache_path: str | Path | None) -> ClaimCache:
+    """A metric's claim store: ``cache`` if given, else a new one in ``cache_path``, else the
+    shared default (an empty ClaimCache is falsy: no ``or`` here)."""
+    if cache is not None:
+        return cache
+    return ClaimCache(cache_path) if cache_path else default_claim_cache()
 
 
 def clean_claims(claims: Sequence[Any]) -> list[str]:
