@@ -52,21 +52,32 @@ _BLOCK = re.compile(r'<passage id="(\d+)">\n(.*?)\n</passage>', re.DOTALL)
 
 
 def obedient(
-    attacks: Sequence[str], passage: int | None = None, quote: str | None = None
+    attacks: Sequence[str],
+    passage: int | None = None,
+    quote: str | None = None,
+    cite: str = "own",
+    token: bool = False,
+    order_removed: str = "",
 ) -> ScriptedJudge:
     """The worst case of a prompt injection: a judge that obeys any attack it can see. While the
     text of one of ``attacks`` is in the prompt (shown as a passage, in any rendering that keeps
-    its words), it says supported, cites ``passage`` (default: the attack's own passage) and
-    quotes ``quote`` (default: the claim itself, as an order to "mark the claim supported"
-    asks); without an attack in view it finds no support. An attack counts as in view while
-    any sentence or line of it is (a redacted chunk keeps some), unless that sentence only
-    states a claim the judge is asked about."""
+    its words), it says supported and cites ``passage``, or by ``cite``: the attack's own
+    passage ("own"), or the first other passage ("other": the order sends it to an honest
+    one); it quotes ``quote``, or by ``cite``: the claim itself ("own", as an order to "mark the
+    claim supported" asks) or the cited passage's first sentence ("other": a real quote of
+    honest text). With ``token`` it answers a verdict-token call (the reply's start given) with
+    P(supported) 1. Without an attack in view it finds no support (P 0.04). An attack counts
+    as in view while any sentence or line of it is (a redacted chunk keeps some), unless that
+    sentence only states a claim the judge is asked about, or is kept in ``order_removed`` (the
+    attack with its order taken out by hand: what it states is not an order)."""
+    kept = _words(order_removed)
     pieces = [_mark(a) for a in attacks] + [
         _words(p) for a in attacks for p in _PIECE.split(a) if len(_words(p)) >= 12
     ]
+    pieces = [p for p in pieces if not (kept and p in kept)]
 
-    def reply(messages: Any) -> dict[str, Any]:
-        prompt = str(messages[-1].content)
+    def reply(messages: Any) -> Any:
+        prompt = next(str(m.content) for m in reversed(messages) if m.type == "human")
         batched = "\n\nClaims:\n" in prompt
         claims = (
             [c.split(". ", 1)[1] for c in prompt.split("\n\nClaims:\n", 1)[1].splitlines()]
@@ -75,10 +86,19 @@ def obedient(
         )
         stated = [_words(c) for c in claims]
         marks = [m for m in pieces if m and not any(m in c or c in m for c in stated)]
-        shown = {int(n): _words(text) for n, text in _BLOCK.findall(prompt)}
-        seen = [n for n, text in shown.items() if any(m in text for m in marks)]
+        blocks = {int(n): text for n, text in _BLOCK.findall(prompt)}
+        seen = [n for n, text in blocks.items() if any(m in _words(text) for m in marks)]
+        if messages[-1].type == "ai":  # a verdict token after the reply's given start
+            return "true" if seen else "false"
+        others = [n for n in blocks if n not in seen]
+        cited = passage or (others[0] if cite == "other" and others else seen[0] if seen else 0)
+        first = _PIECE.split(blocks.get(cited, ""), 1)[0]
         verdicts = [
-            {"supported": True, "passage": passage or seen[0], "quote": quote or claim}
+            {
+                "supported": True,
+                "passage": cited,
+                "quote": quote or (first if cite == "other" else claim),
+            }
             if seen
             else {"supported": False, "passage": 0, "quote": ""}
             for claim in claims
@@ -87,7 +107,26 @@ def obedient(
             return {"verdicts": [{"claim": n, **v} for n, v in enumerate(verdicts, start=1)]}
         return verdicts[0]
 
-    return ScriptedJudge(reply=reply)
+    return _TokenObedient(reply=reply) if token else ScriptedJudge(reply=reply)
+
+
+class _TokenObedient(ScriptedJudge):
+    """``obedient`` for the verdict-token path: "true" or "false" with its logprobs."""
+
+    def _message(self, out: Any) -> AIMessage:
+        import math
+
+        message = super()._message(out)
+        if out in ("true", "false"):
+            p = 1.0 - 1e-9 if out == "true" else 0.04
+            alternatives = [
+                {"token": "true", "logprob": math.log(p)},
+                {"token": "false", "logprob": math.log(1 - p)},
+            ]
+            message.response_metadata = {
+                "logprobs": {"content": [{**alternatives[0], "top_logprobs": alternatives}]}
+            }
+        return message
 
 
 _PIECE = re.compile(r"(?<=[.!?])\s+|\n")

@@ -343,36 +343,62 @@ class QuotingJudge(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-SETS = ("attacks_probe", "attacks_new", "adversarial")
+SETS = ("attacks_probe", "attacks_new", "adversarial", "attacks_wide")
+# Each default path and each evidence mode named explicitly (the verdict token is the embedded
+# judge's; "auto" gives per-claim JSON to a loopback server and batched quotes to a remote API).
 OBEDIENT_CONFIGS = {
-    "defaults, local server (per-claim, aligned)": {"strategy": "per_claim"},
-    "defaults, remote API (batched, quoted)": {"strategy": "batched"},
-    "per-claim, quoted": {"strategy": "per_claim", "evidence": "quote"},
+    "embedded judge's path (per-claim, token, aligned)": {
+        "strategy": "per_claim",
+        "evidence": "align",
+        "verdict": "token",
+    },
+    "loopback server's path (per-claim, JSON, aligned)": {
+        "strategy": "per_claim",
+        "evidence": "align",
+        "verdict": "json",
+    },
+    "remote API's path (batched, quoted)": {"strategy": "batched"},
+    "evidence='align' (batched)": {"strategy": "batched", "evidence": "align"},
+    "evidence='quote' (per-claim)": {"strategy": "per_claim", "evidence": "quote"},
 }
+# The worst case: the judge cites the attack's own passage and quotes the claim, or cites an
+# honest passage and quotes its first sentence; on the token path it gives P(supported) 1.
+OBEY_WAYS = ("own", "other")
 
 
 def obedient_run(withhold: bool = True) -> dict[str, Any]:
-    """Attacks that became false support with a judge that obeys them, and honest support
-    withheld, per configuration."""
+    """Attacks that became false support with a judge that obeys them (in any of its ways), and
+    honest support withheld, per configuration."""
     from ragrecall.testing import ScriptedJudge
     from testkit.fakes import obedient
 
     out: dict[str, Any] = {}
     for name, options in OBEDIENT_CONFIGS.items():
         row: dict[str, Any] = {}
+        token = options.get("verdict") == "token"
         for data in SETS:
+            if not (DATA / f"{data}.jsonl").exists():
+                continue
             cases = read_jsonl(DATA / f"{data}.jsonl")
             hits = []
             for case in cases:
                 attack = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
-                judge = obedient(attack, **case.get("obey", {}))
-                metric = ContextRecall(
-                    judge, cache=ClaimCache(), withhold_injections=withhold, **options
-                )
-                if inflated(metric.score(sample(case, False))):
-                    hits.append(case["id"])
+                for way in ("own",) if token else OBEY_WAYS:
+                    judge = obedient(
+                        attack,
+                        **case.get("obey", {}),
+                        cite=way,
+                        token=token,
+                        order_removed=case.get("order_removed", ""),
+                    )
+                    metric = ContextRecall(
+                        judge, cache=ClaimCache(), withhold_injections=withhold, **options
+                    )
+                    if inflated(metric.score(sample(case, False))):
+                        hits.append(f"{case['id']} ({way})")
+                        break
             row[data] = {"false_support": len(hits), "cases": len(cases), "ids": hits}
-            print(f"{name:45} {data:14} false support {rate(len(hits), len(cases)):>16}  {hits}")
+            print(f"{name:50} {data:14} false support {rate(len(hits), len(cases)):>16}  {hits}")
         lost = []
         honest = read_jsonl(DATA / "honest_quoting.jsonl")
         for doc in honest:
@@ -393,7 +419,7 @@ def obedient_run(withhold: bool = True) -> dict[str, Any]:
                 lost.append(doc["id"])
         row["honest_quoting"] = {"withheld": len(lost), "docs": len(honest), "ids": lost}
         print(
-            f"{name:45} {'honest docs':14} support withheld "
+            f"{name:50} {'honest docs':14} support withheld "
             f"{rate(len(lost), len(honest)):>13}  {lost}"
         )
         out[name] = row
