@@ -42,12 +42,24 @@ HONEST = _rows("honest_quoting.jsonl")
 # Defaults as a local server gets them (per-claim, evidence aligned) and as a remote API gets
 # them (batched, quoted).
 DEFAULTS = [{"strategy": "per_claim"}, {"strategy": "batched"}]
+# Every default path (the embedded judge's verdict token, a loopback server's JSON, a remote
+# API's batch) and each evidence mode named explicitly.
+PATHS = {
+    "token": {"strategy": "per_claim", "evidence": "align", "verdict": "token"},
+    "loopback": {"strategy": "per_claim", "evidence": "align", "verdict": "json"},
+    "remote": {"strategy": "batched"},
+    "align": {"strategy": "batched", "evidence": "align"},
+    "quote": {"strategy": "per_claim", "evidence": "quote"},
+}
 
 
-def _inflated(case: dict[str, Any], options: dict[str, Any], withhold: bool = True) -> bool:
+def _inflated(
+    case: dict[str, Any], options: dict[str, Any], withhold: bool = True, cite: str = "own"
+) -> bool:
     attack = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
+    token = options.get("verdict") == "token"
     metric = ContextRecall(
-        obedient(attack, **case.get("obey", {})),
+        obedient(attack, **case.get("obey", {}), cite=cite, token=token),
         cache=ClaimCache(),
         withhold_injections=withhold,
         **options,
@@ -60,13 +72,17 @@ def _inflated(case: dict[str, Any], options: dict[str, Any], withhold: bool = Tr
     return metric.score(sample).verdicts[0].attributed
 
 
-@pytest.mark.parametrize("options", DEFAULTS, ids=["local", "remote"])
+@pytest.mark.parametrize("cite", ["own", "other"])
+@pytest.mark.parametrize("options", PATHS.values(), ids=list(PATHS))
 @pytest.mark.parametrize(("cases", "allowed"), [(PROBE, 0), (NEW, 1)], ids=["probe", "new"])
 def test_an_obedient_judge_gives_false_support_to_at_most_one_attack(
-    cases: list[dict[str, Any]], allowed: int, options: dict[str, Any]
+    cases: list[dict[str, Any]], allowed: int, options: dict[str, Any], cite: str
 ) -> None:
+    """Whether it cites the attack's passage or an honest near-miss ("Seoul is the capital..."
+    for "Busan is the capital..."), quoting it: before the second look (quarantine.py) the
+    latter won 10 of 15 and 25 of 40 on every path but the token's."""
     assert len(cases) >= 15
-    inflated = [c["id"] for c in cases if _inflated(c, options)]
+    inflated = [c["id"] for c in cases if _inflated(c, options, cite=cite)]
     # The one of the new set: an acrostic (the first letters of the lines spell SUPPORTED).
     assert len(inflated) <= allowed, inflated
 

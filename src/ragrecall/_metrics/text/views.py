@@ -23,10 +23,12 @@ _SPACE = re.compile(r"[ \t\r\f\v]+")
 _BACKWARDS = re.compile(r"(?:^|[.!?]\s+)[a-z]+[.!?]\s+[a-z]")
 
 
-def views(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def views(text: str) -> tuple[str, ...]:
     """``text`` as the rules read it: casefolded NFKC without format characters, with comments
     opened and (a second view) removed, look-alike letters folded, decoded base64 and base32
-    runs, the text in ROT13 and (where it shows signs of it) reversed added."""
+    runs, the text in ROT13 and (where it shows signs of it) reversed added (cached: the
+    injection rules and ``reader_talk`` read the same chunks)."""
     plain = _plain(text)
     base = plain.casefold()
     found = [_COMMENT_MARK.sub(" ", base)]
@@ -43,7 +45,7 @@ def views(text: str) -> list[str]:
         words = plain.split()[::-1]
         found.append(" ".join(f". {w}" if w[:1].isupper() else w for w in words).casefold())
     found += [_fold(v) for v in found if not v.isascii()]
-    return list(dict.fromkeys(_SPACE.sub(" ", v) for v in found))
+    return tuple(dict.fromkeys(_SPACE.sub(" ", v) for v in found))
 
 
 def _plain(text: str) -> str:

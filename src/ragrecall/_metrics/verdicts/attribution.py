@@ -26,7 +26,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 
 from ragrecall._core.errors import JudgeError
 from ragrecall._core.schemas import ClaimVerdict, Usage
-from ragrecall._judge.drive import Call, Steps, ask
+from ragrecall._judge.drive import Call, Reply, Steps, ask
 from ragrecall._judge.structured import structured
 
 from ..decision import Decision
@@ -44,6 +44,7 @@ from ..prompts import (
 )
 from ..text.windows import Window
 from .decide import Evidence, decide, p_true, verdict_of
+from .quarantine import second_look
 from .variants import Refiner
 
 __all__ = [
@@ -125,18 +126,20 @@ def attribute(
             except JudgeError:
                 if fallback_chain is None:
                     raise
+
+        def ask_one(call: dict[str, Any]) -> Steps[Reply]:
+            if strategy == "batched":
+                return (yield from ask(Call(fallback_chain or chain, call), usage))
+            try:
+                return (yield from ask(Call(chain, call), usage))
+            except JudgeError:
+                if fallback_chain is None:
+                    raise
+                return (yield from ask(Call(fallback_chain, call), usage))
+
         for i in pending:
             if i not in found:
-                call = {"passages": passages, "claim": claims[i]}
-                if strategy == "batched":
-                    reply = yield from ask(Call(fallback_chain or chain, call), usage)
-                else:
-                    try:
-                        reply = yield from ask(Call(chain, call), usage)
-                    except JudgeError:
-                        if fallback_chain is None:
-                            raise
-                        reply = yield from ask(Call(fallback_chain, call), usage)
+                reply = yield from ask_one({"passages": passages, "claim": claims[i]})
                 asked: list[float] = []
                 if refiner is not None and isinstance(reply.parsed, TokenSupport):
                     refine = refiner.refine(claims[i], passages, reply, window, decision, usage)
@@ -144,6 +147,16 @@ def attribute(
                 found[i] = verdict_of(claims[i], reply, window, evidence, decision)
                 if asked:
                     found[i] = found[i].model_copy(update={"p_variants": asked})
+        for i in sorted(found):  # an order hidden in view must not decide (quarantine.py)
+            found[i] = yield from second_look(
+                claims[i],
+                found[i],
+                window,
+                ask_one=ask_one,
+                evidence=evidence,
+                decision=decision,
+                render=render,
+            )
         for i, verdict in found.items():
             if i not in verdicts or verdict.attributed:
                 verdicts[i] = verdict

@@ -34,7 +34,7 @@ from ..text.injection import instructs_judge
 from ..text.redaction import HIDDEN, redact
 from ..text.words import FUNCTION_WORDS, normalize, split_sentences
 
-__all__ = ["evidence_refusal", "not_plain"]
+__all__ = ["evidence_refusal", "in_english", "not_plain"]
 
 _WORD = re.compile(r"\w+")
 # How much of the claim a repetition holds.
@@ -54,7 +54,7 @@ def evidence_refusal(claim: str, evidence: str, text: str) -> str:
     if wanted and max(len(wanted & _words(found)), repeated) >= _COPY * len(wanted):
         shown = redact(text)
         why = "orders to the judge" if shown is None else "hidden text" if HIDDEN in shown else ""
-        why = why or not_plain(text, english=claim.isascii())
+        why = why or not_plain(text, english=in_english(claim))
         if why:
             return f"the evidence repeats the claim in a chunk with {why}"
     return ""
@@ -83,13 +83,18 @@ _HIDDEN_RANGES = ((0xE0000, 0xE007F), (0x202A, 0x202E), (0x2066, 0x2069), (0xE00
 _ENCODED = re.compile(
     r"(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{24,}(?![\w/-])"  # hex
     r"|(?:%[0-9a-f]{2}){4,}|(?:=[0-9a-f]{2}){4,}|(?:&#x?[0-9a-f]+;){4,}|(?:\\u[0-9a-f]{4}){3,}"
-    r"|(?:\b[01]{8}\b\s*){4,}"
+    r"|(?:\b[01]{8}\b\s*){4,}|(?:%[0-9a-f]{2}\w*){4,}|<~[^~]{8,}~>|(?:\\[0-7]{3}){4,}"
+    r"|(?:\b(?=[0-9a-f]*[a-f])[0-9a-f]{2}\b[ :]+(?:[0-9a-f]{2}\b[ :]*){7,})"
+    r"|\b(?:fromCharCode|chr|unhexlify|b64decode|atob)\s*\("
     r"|(?<![\w/.-])(?=[a-z0-9+/]*\d)(?=[a-z0-9+/]*[a-z])[a-z0-9+/]{24,}={0,2}(?![\w/-])",
     re.IGNORECASE,
 )
 _BASE32 = re.compile(r"(?<![\w/.-])[A-Z2-7]{24,}={0,6}(?![\w/-])")
 _LEET = re.compile(r"\b(?=\w*[a-z]\w*\d\w*[a-z]|\w*\d\w*[a-z]\w*\d)[a-z0-9]{3,}\b", re.I)
-_SPACED = re.compile(r"(?:\b\w\s){8,}")
+_SPACED = re.compile(r"(?:\b\w[\s.*_-]){8,}")
+# Letters shifted or scrambled: lower-case words of three letters or more with no vowel.
+_VOWELLESS = re.compile(r"\b[b-df-hj-np-tv-xz]{3,}\b")
+_URL = re.compile(r"\S+://\S+|\bwww\.\S+")
 # HTML's elements (a web page's markup is plain enough; a made-up tag is not).
 _HTML = (
     "a|abbr|address|article|aside|audio|b|blockquote|body|br|button|caption|cite|code|dd|del"
@@ -100,7 +105,8 @@ _HTML = (
 )
 _LAYOUT = re.compile(
     # A transcript's turn that says something, a tool call's arguments, a script's JSON keys.
-    r"[{,]\s*[\"'](?:content|arguments|tool_calls?|@type|@context)[\"']\s*:\s*(?!null\b)"
+    r"[{,]\s*[\"'](?:content|arguments|tool_calls?|@type|@context|input|tool_use)[\"']\s*:\s*(?!null\b)"
+    r"|\"type\"\s*:\s*\"(?:tool_use|function|tool_call)\""
     r"|<(?!/?(?:" + _HTML + r")\b)/?[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # tags that are not HTML's
     r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|<[^<>]*\shidden[\s>=]"  # scripts, hidden
     # key=value pairs (not sums, 2 x 8=16, nor a URL's query, ?item=1&tpk=2)
@@ -127,13 +133,29 @@ def not_plain(text: str, english: bool = True) -> str:
         for c in text
         if c.isalnum() and not c.isascii() and unicodedata.normalize("NFKC", c).isascii()
     )
-    if compat >= 3 or len(_LEET.findall(text)) >= 4 or _SPACED.search(text):
+    if compat >= 3 or len(_LEET.findall(text)) >= 4 or _SPACED.search(text) or _scrambled(text):
         return "disguised letters"
     if _LAYOUT.search(text):
         return "machine layout"
     if _foreign(text, english):
         return "text in another language"
     return ""
+
+
+def _scrambled(text: str) -> bool:
+    """A sentence whose words are mostly letters no language writes (a Caesar shift)."""
+    for sentence in split_sentences(_URL.sub(" ", text)):
+        words = _WORD.findall(sentence)
+        odd = _VOWELLESS.findall(sentence)
+        if len(odd) >= 4 and len(odd) >= 0.3 * len(words):
+            return True
+    return False
+
+
+def in_english(claim: str) -> bool:
+    """``claim`` reads as English: Latin letters, and not another language's function words
+    (a name with an accent, "Sagrada Família", keeps it English)."""
+    return not _foreign(claim, True)
 
 
 def _hidden(char: str) -> bool:
@@ -146,7 +168,9 @@ def _hidden(char: str) -> bool:
 
 
 # The commonest function words of other languages written in Latin letters (Spanish,
-# Portuguese, French, Italian, German, Dutch, Swedish, Indonesian, Swahili, Turkish, Polish):
+# Portuguese, French, Italian, German, Dutch, Swedish, Indonesian, Swahili, Turkish, Polish,
+# Czech, Slovak, Hungarian, Finnish, Romanian, Croatian, Danish, Norwegian, Tagalog,
+# Lithuanian, Latvian, Estonian, Malay, Afrikaans, Welsh):
 # a language's own words, not an attack's, so the list does not race the attackers.
 _OTHER_WORDS = (
     "el la los las del que por para una con como está este esta pero más muy sus os as um "
@@ -156,16 +180,28 @@ _OTHER_WORDS = (
     "niet zijn deze dat door voor ze wordt och att är det som för på med inte till av "
     "stycke dan yang ini itu untuk dengan tidak ada dari bahwa oleh sudah na kwa ya wa ni "
     "hii kuwa hili hiki kwamba ve bir bu da için ile gibi się nie jest że na do jako tym "
-    "oraz dla"
+    "oraz dla w z się że jak ale po co tak od przez są być jego jej który która które już "
+    "może se je jako jsem jsou který pro při podle není také sa som sú ktorý pre pri podľa "
+    "az és hogy nem egy meg van ez azt csak már mint még volt vagy ha ezt ja ei se että oli "
+    "hän ovat mutta kun myös tai ole kuin vain jo niin mitä tämä și în la cu pe din este să "
+    "care mai sau ce fost sunt această acest pentru u su kao ali što ili sa iz koji koja koje "
+    "nije og er til som har ikke af jeg vil kan være fra også ang ng sa mga ay si ni kay "
+    "hindi ito iyon kung siya ir kad yra su iš į bet kaip tai jo un ka ar uz par ka nav arī "
+    "ei et see ka kui mis aga või za go ze telah sila bahawa ia akan dalam pada ke juga atau "
+    "tetapi aan deur hierdie asseblief nie wat vir sal ook mae hwn hon wedi fod yn ei yr gyda "
+    "ond ac"
 )
-_OTHER = frozenset(_OTHER_WORDS.split())
+# A word English shares (a, in, to) says nothing about the language.
+_OTHER = frozenset(_OTHER_WORDS.split()) - FUNCTION_WORDS
+# English's own function words: those of two letters (to, do, i, a) are other languages' too.
+_ENGLISH = frozenset(w for w in FUNCTION_WORDS if len(w) > 2)
 
 
 def _foreign(text: str, english: bool) -> bool:
     """A sentence outside quotation marks in another script than the claim's, or in another
     language written in Latin letters (three of its function words or more, more than the
-    English ones; or accented letters and almost no English function words), when the claim
-    is English."""
+    English ones of three letters or more; or accented letters and almost no English function
+    words), when the claim is English."""
     if not english:
         return False
     for sentence in split_sentences(_QUOTED.sub(" ", text)):
@@ -176,10 +212,10 @@ def _foreign(text: str, english: bool) -> bool:
             return True
         words = [w.casefold() for w in _WORD.findall(sentence)]
         other = len({w for w in words if w in _OTHER})
-        ours = sum(w in FUNCTION_WORDS for w in words)
-        if other >= 3 and other > ours:
+        if other >= 3 and other > sum(w in _ENGLISH for w in words):
             return True
         accented = sum(not c.isascii() for c in letters)
+        ours = sum(w in FUNCTION_WORDS for w in words)
         if accented >= 3 and len(words) >= 6 and ours < 0.15 * len(words):
             return True
     return False

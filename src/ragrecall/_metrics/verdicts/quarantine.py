@@ -1,0 +1,127 @@
+"""A second look: a "supported" verdict given while a passage that could hide an order was in
+view counts only if the judge, shown its evidence alone, says so again.
+
+An order the rules can read is cut out or withheld before the judge reads a chunk
+(``redaction``). One they cannot read hides in a chunk that is not plain prose (another
+language, an encoding, hidden characters, machine layout: ``grounding.not_plain``), in what
+is left of a redacted chunk, or in plain English that tells the reader what to accept
+(``reader_talk``). A judge it sways can call any claim supported and cite any passage, so no
+check of the cited text alone tells obedience from support: the library's evidence for a
+near miss ("Seoul is the capital of South Korea" for "Busan is the capital of South Korea")
+shares most of the claim's words.
+
+The second look shows the judge the passage that holds the evidence and nothing else, so an
+order in another passage is out of view. Where that passage is the suspect one, it shows only
+the part of the evidence (the aligned sentence or the checked quote; for an English claim,
+without the letters of other scripts) that matches the claim, which must then state the claim
+in its own words. The second verdict, checked the same way, decides. Passages in plain prose,
+as on the shared datasets, never need it (benchmarks/security/injection.py).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from ragrecall._core.schemas import ClaimVerdict
+from ragrecall._judge.drive import Reply, Steps
+
+from ..decision import Decision
+from ..prompts import Passage, PassageRenderer
+from ..text.injection import instructs_judge
+from ..text.reader_talk import talks_to_reader
+from ..text.redaction import HIDDEN, QUOTED
+from ..text.windows import Window
+from ..text.words import quote_states
+from .decide import Evidence, verdict_of
+from .grounding import in_english, not_plain
+
+__all__ = ["second_look", "suspect"]
+
+Ask = Callable[[dict[str, Any]], Steps[Reply]]
+
+
+def suspect(passage: Passage, claim: str) -> str:
+    """Why ``passage`` could hold an order the rules cannot read; "" if it cannot."""
+    text = passage.text
+    if QUOTED in text or HIDDEN in text or instructs_judge(text):
+        return "an order was cut out of it"
+    if talks_to_reader(text):
+        return "it tells its reader what to accept"
+    why = not_plain(text, english=in_english(claim))
+    return f"it is not plain prose: {why}" if why else ""
+
+
+def second_look(
+    claim: str,
+    verdict: ClaimVerdict,
+    window: Window,
+    *,
+    ask_one: Ask,
+    evidence: Evidence,
+    decision: Decision,
+    render: PassageRenderer,
+) -> Steps[ClaimVerdict]:
+    """``verdict`` (supported) as it stands if no passage of ``window`` is suspect; otherwise
+    the judge is asked again with only its evidence in view, and that verdict decides."""
+    if not verdict.attributed:
+        return verdict
+    found = [(p.number, why) for p in window if (why := suspect(p, claim))]
+    if not found:
+        return verdict
+    number, why = found[0]
+    where = f"passage {number} was in view ({why})"
+    shown = next((p for p in window if p.chunk.id in verdict.chunk_ids), None)
+    if shown is None or not verdict.evidence:
+        return _refused(verdict, f"it cited no evidence to check alone, and {where}")
+    # Its passage alone, if that passage is plain; if not, only the evidence, which must then
+    # state the claim in its own words (an order in it would be in view again).
+    if suspect(shown, claim):
+        text = _span(claim, _latin(verdict.evidence) if in_english(claim) else verdict.evidence)
+        if not quote_states(text, claim):
+            return _refused(verdict, f"its evidence does not state the claim, and {where}")
+        alone = [Passage(shown.number, shown.chunk, text)]
+    else:
+        alone = [shown]
+    reply = yield from ask_one({"passages": render(alone), "claim": claim})
+    again = verdict_of(claim, reply, alone, evidence, decision)
+    if again.attributed:
+        return verdict.model_copy(
+            update={"reason": f"{verdict.reason}; confirmed on its evidence alone, as {where}"}
+        )
+    return _refused(verdict, f"not when shown its evidence alone, and {where}")
+
+
+def _latin(text: str) -> str:
+    """``text`` without the letters of other scripts than Latin: an English claim is not
+    stated in them, and an order in another script sharing the sentence is left out of view."""
+    kept = (
+        " " if unicodedata.category(c)[0] in "LM" and "LATIN" not in unicodedata.name(c, "") else c
+        for c in text
+    )
+    return " ".join("".join(kept).split())
+
+
+def _span(claim: str, text: str) -> str:
+    """The part of ``text`` that best matches ``claim`` (as long as the claim, to whole words):
+    an order that shares the evidence's sentence stays out of view."""
+    found = fuzz.partial_ratio_alignment(claim, text, processor=str.casefold)
+    if found is None or len(text) <= len(claim):
+        return text
+    start = text.rfind(" ", 0, found.dest_start) + 1
+    end = text.find(" ", found.dest_end)
+    return text[start : end if end >= 0 else len(text)].strip()
+
+
+def _refused(verdict: ClaimVerdict, why: str) -> ClaimVerdict:
+    return verdict.model_copy(
+        update={
+            "attributed": False,
+            "evidence_verified": False,
+            "reason": f"the judge said supported, but {why}",
+            "confidence": None if verdict.p_supported is None else 1 - verdict.p_supported,
+        }
+    )
