@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
+from langchain_core.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableLambda,
+    RunnablePassthrough,
+)
 from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 from langsmith._internal._serde import dumps_json  # how the LangSmith client serialises runs
@@ -20,7 +25,7 @@ from openinference.instrumentation.langchain import LangChainInstrumentor
 from otlp_export import otlp_json, otlp_lines, parse_otlp, recording
 
 from ragrecall import ClaimCache, ContextRecall, RetrievalRecall, evaluate, load_traces
-from ragrecall.adapters import explanation
+from ragrecall.adapters import claim_metadata, explanation
 from ragrecall.testing import ScriptedJudge
 
 RELEVANT = {
@@ -169,6 +174,75 @@ def test_scores_written_back_as_evaluations(
     assert [s.retrieved_contexts for s in again.samples] == [
         s.retrieved_contexts for s in traced.samples
     ]
+
+
+# An agent's three searches for one question: the third finds "eiffel" again, and "cats".
+SEARCHES = ["Eiffel Tower location", "Colosseum in Rome", "cats purr Eiffel"]
+AGENT = {
+    "sample_id": "agent",
+    "user_input": "Tell me about Paris and cats.",
+    "reference": (
+        "The Eiffel Tower is in Paris. Cats purr when they are content. "
+        "Big Ben is a bell in London."
+    ),
+}
+
+
+def test_an_agents_retrieval_steps_make_one_sample(
+    base_retriever: VectorStoreRetriever, tmp_path: Path
+) -> None:
+    """One agent run searches three times: recall is over the union, and each supported
+    claim says the step (and query) that first retrieved its evidence."""
+
+    def agent(question: str, config: RunnableConfig) -> str:
+        found = [doc for query in SEARCHES for doc in base_retriever.invoke(query, config)]
+        return " ".join(dict.fromkeys(doc.page_content for doc in found))
+
+    with recording(LangChainInstrumentor()) as exporter:
+        RunnableLambda(agent).invoke(str(AGENT["user_input"]))
+    spans = list(exporter.get_finished_spans())
+    assert [s.name for s in spans].count("VectorStoreRetriever") == 3
+    path, out = tmp_path / "spans.json", tmp_path / "scored.json"
+    path.write_text(otlp_json(spans))
+    traced = load_traces(path, [AGENT])
+    (sample,) = traced.samples
+    steps = [[d.id for d in base_retriever.invoke(query)] for query in SEARCHES]
+    assert steps == [["eiffel", "eiffel-1889"], ["colosseum", "gladiators"], ["cats", "eiffel"]]
+    union = [("eiffel", 1), ("eiffel-1889", 1), ("colosseum", 2), ("gladiators", 2), ("cats", 3)]
+    assert [(c.id, c.metadata["retrieval_step"]) for c in sample.retrieved_contexts] == union
+    assert [c.metadata["retrieval_query"] for c in sample.retrieved_contexts] == [
+        SEARCHES[step - 1] for _, step in union
+    ]
+    recall = ContextRecall(ScriptedJudge(), claims="sentences")
+    report = evaluate(traced.samples, [recall])
+    result = report.results["context_recall"][0]
+    assert result.score == pytest.approx(2 / 3)
+    fields = claim_metadata(result, sample)
+    assert [(f["supported"], f["chunk_ids"], f["step"]) for f in fields] == [
+        (True, ["eiffel"], 1),
+        (True, ["cats"], 3),
+        (False, [], None),
+    ]
+    assert fields[1]["query"] == "cats purr Eiffel"
+    lines = explanation(result, sample).splitlines()
+    assert lines[1].endswith('retrieved at step 1 (query "Eiffel Tower location")')
+    assert lines[2].endswith('retrieved at step 3 (query "cats purr Eiffel")')
+    assert all("step" not in f for f in claim_metadata(result))  # without the sample: as before
+    assert "step" not in explanation(result)
+    assert traced.write_scores(out, report) == 3  # each step's span carries the result
+    retrievers = [
+        span
+        for resource in parse_otlp(out.read_text()).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+        if span.name == "VectorStoreRetriever"
+    ]
+    for span in retrievers:
+        attributes = {a.key: _plain(a.value) for a in span.attributes}
+        assert attributes["evaluations.0.evaluation.explanation"] == explanation(result, sample)
+        (event,) = [e for e in span.events if e.name == "gen_ai.evaluation.result"]
+        written = {a.key: _plain(a.value) for a in event.attributes}
+        assert json.loads(written["ragrecall.evaluation.verdicts"]) == fields
 
 
 def _plain(value: Any) -> Any:

@@ -1,20 +1,28 @@
 """A result in a host's words: the one explanation MLflow's rationale, Phoenix's annotations and
-the traces' write-back carry, and the per-claim verdicts as plain fields for their metadata."""
+the traces' write-back carry, and the per-claim verdicts as plain fields for their metadata.
+
+Given the sample, a supported claim of a sample joined from several retrieval steps (an
+agent's trace) also says the step that first retrieved its evidence: ``load_traces`` records
+each chunk's step and query in its metadata under ``STEP`` and ``QUERY``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..._core.schemas import RecallResult
+from ..._core.schemas import ClaimVerdict, RecallResult, Sample
 
-__all__ = ["claim_metadata", "explanation"]
+__all__ = ["QUERY", "STEP", "claim_metadata", "explanation"]
+
+STEP = "retrieval_step"  # a chunk's metadata: the 1-based step that first retrieved it
+QUERY = "retrieval_query"  # and that step's query
 
 
-def explanation(result: RecallResult) -> str:
+def explanation(result: RecallResult, sample: Sample | None = None) -> str:
     """``result`` in words: ``Unscorable: <reason>``, or the score (claims supported of how
     many), a note where the result has one, then one line per claim (supported: by which
-    chunk, with what quote; missing: why), or per sub-question, chunk or relevant item for
-    the metrics that have those instead."""
+    chunk, with what quote, and, where ``sample`` came from several retrieval steps, at which
+    step and query; missing: why), or per sub-question, chunk or relevant item for the
+    metrics that have those instead."""
     if result.status == "unscorable":
         return f"Unscorable: {result.reason}"
     if result.claims:
@@ -24,10 +32,14 @@ def explanation(result: RecallResult) -> str:
         lines = [f"Score {result.score:.2f}." if result.score is not None else "No score."]
     if result.reason:
         lines.append(f"Note: {result.reason}")
+    steps = _steps(sample)
     for v in result.verdicts:
         if v.attributed:
             quote = f': "{v.evidence}"' if v.evidence else ""
-            lines.append(f"- supported: {v.claim} (chunk {', '.join(v.chunk_ids)}{quote})")
+            step, query = _step(v, steps)
+            where = "" if step is None else f", retrieved at step {step}"
+            where += f' (query "{query}")' if step is not None and query else ""
+            lines.append(f"- supported: {v.claim} (chunk {', '.join(v.chunk_ids)}{quote}){where}")
         else:
             lines.append(f"- missing: {v.claim} ({v.reason or 'no chunk supports it'})")
     for item in _details(result, "sub_questions"):
@@ -46,20 +58,44 @@ def explanation(result: RecallResult) -> str:
     return "\n".join(lines)
 
 
-def claim_metadata(result: RecallResult) -> list[dict[str, Any]]:
+def claim_metadata(result: RecallResult, sample: Sample | None = None) -> list[dict[str, Any]]:
     """One dict per claim verdict, JSON-ready: ``claim``, ``supported``, ``chunk_ids``,
     ``evidence`` (the checked quote, or None) and ``p_supported`` (None where the judge gave
-    no probability)."""
-    return [
-        {
+    no probability); where ``sample`` came from several retrieval steps, also ``step`` and
+    ``query``: the earliest step that retrieved a chunk the claim cites, and its query (None
+    for a claim not supported)."""
+    steps = _steps(sample)
+    rows = []
+    for v in result.verdicts:
+        row: dict[str, Any] = {
             "claim": v.claim,
             "supported": v.attributed,
             "chunk_ids": list(v.chunk_ids),
             "evidence": v.evidence,
             "p_supported": v.p_supported,
         }
-        for v in result.verdicts
-    ]
+        if steps:
+            row["step"], row["query"] = _step(v, steps)
+        rows.append(row)
+    return rows
+
+
+def _steps(sample: Sample | None) -> dict[str, tuple[int, str | None]]:
+    """Each chunk id's retrieval step and query; empty unless the sample has steps."""
+    chunks = sample.retrieved_contexts if sample is not None else []
+    return {
+        c.id: (c.metadata[STEP], c.metadata.get(QUERY))
+        for c in chunks
+        if isinstance(c.metadata.get(STEP), int)
+    }
+
+
+def _step(
+    verdict: ClaimVerdict, steps: dict[str, tuple[int, str | None]]
+) -> tuple[int | None, str | None]:
+    """The earliest step that retrieved a chunk a supported claim cites, and its query."""
+    found = [steps[i] for i in verdict.chunk_ids if i in steps] if verdict.attributed else []
+    return min(found, key=lambda s: s[0]) if found else (None, None)
 
 
 def _details(result: RecallResult, field: str) -> list[Any]:

@@ -21,7 +21,7 @@ from ragrecall._io.references import ReferenceBook, error_type
 
 from ..safe import loads, regular_file
 from ..samples import iter_rows, load_samples
-from .explain import claim_metadata, explanation
+from .explain import QUERY, STEP, claim_metadata, explanation
 from .langsmith import is_run, run_spans
 from .otlp import Evaluation, OtlpFile, read_otlp
 from .spans import Document, Retrieval, Span, retrievals
@@ -90,7 +90,8 @@ class TracedSamples:
         run ids): per metric a dict of ``name``, ``score`` (None where unscorable), ``label``
         (``"unscorable"``, else None), ``explanation`` (``ragrecall.adapters.explanation``),
         ``annotator_kind`` (``"LLM"`` or ``"CODE"``), ``error_type`` (unscorable only) and
-        ``verdicts`` (``claim_metadata``: claim, supported, chunk_ids, evidence, p_supported), as
+        ``verdicts`` (``claim_metadata``: claim, supported, chunk_ids, evidence, p_supported;
+        step and query where the sample came from several retrieval steps), as
         ``write_scores`` writes them and a tracing tool's annotations take them.
         ``results`` as for ``write_scores``."""
         rows: Sequence[Mapping[str, RecallResult] | None]
@@ -104,8 +105,8 @@ class TracedSamples:
         if len(rows) != len(self.samples):
             raise ValueError(f"{len(rows)} results for {len(self.samples)} samples")
         evaluations: dict[tuple[str, str], list[Evaluation]] = {}
-        for row, spans in zip(rows, self._spans, strict=True):
-            found = [_evaluation(name, result) for name, result in (row or {}).items()]
+        for row, spans, sample in zip(rows, self._spans, self.samples, strict=True):
+            found = [_evaluation(name, result, sample) for name, result in (row or {}).items()]
             for span in spans if found else []:
                 evaluations.setdefault(span, []).extend(found)
         return evaluations
@@ -137,7 +138,10 @@ def load_traces(
         column_map: renames the references' columns, as in ``load_samples``.
 
     All the retrievals of one trace for one reference make one sample (documents in order,
-    each id once). A reference with no retrieval is in ``not_assessed``.
+    each id once). Where there are several (an agent's steps), each chunk's metadata says
+    which step first retrieved it: ``retrieval_step`` (1-based, in start order) and
+    ``retrieval_query``, and the explanations written back say it for each supported claim.
+    A reference with no retrieval is in ``not_assessed``.
     """
     path = Path(traces)
     spans, otlp = _read(path)
@@ -268,9 +272,12 @@ def _sample(
     ref: Sample, group: Sequence[Retrieval], texts: Mapping[str, str], missing: dict[str, int]
 ) -> Sample:
     chunks: dict[str, Chunk] = {}
-    for doc in (d for r in group for d in r.documents):
-        chunk = _chunk(doc, len(chunks) + 1, texts, missing)
-        chunks.setdefault(chunk.id, chunk)
+    for step, found in enumerate(group, start=1):
+        # an agent's several steps: each chunk says which first retrieved it, and its query
+        at = {STEP: step, QUERY: found.span.input} if len(group) > 1 else {}
+        for doc in found.documents:
+            chunk = _chunk(doc, len(chunks) + 1, texts, missing, at)
+            chunks.setdefault(chunk.id, chunk)
     fields = ref.model_dump(exclude_unset=True)
     fields["retrieved_contexts"] = list(chunks.values())
     root = group[0].root
@@ -279,7 +286,13 @@ def _sample(
     return Sample(**fields)
 
 
-def _chunk(doc: Document, rank: int, texts: Mapping[str, str], missing: dict[str, int]) -> Chunk:
+def _chunk(
+    doc: Document,
+    rank: int,
+    texts: Mapping[str, str],
+    missing: dict[str, int],
+    at: Mapping[str, Any],
+) -> Chunk:
     text = doc.text if doc.text is not None else texts.get(doc.id or "")
     missing["id"] += doc.id is None
     missing["text"] += text is None
@@ -288,17 +301,17 @@ def _chunk(doc: Document, rank: int, texts: Mapping[str, str], missing: dict[str
         text=text or "",
         score=doc.score,
         rank=rank,
-        metadata=dict(doc.metadata),
+        metadata={**doc.metadata, **{k: v for k, v in at.items() if v is not None}},
     )
 
 
-def _evaluation(name: str, result: RecallResult) -> Evaluation:
+def _evaluation(name: str, result: RecallResult, sample: Sample) -> Evaluation:
     return {
         "name": name,
         "score": None if result.score is None else float(result.score),
         "label": "unscorable" if result.status == "unscorable" else None,
-        "explanation": explanation(result),
+        "explanation": explanation(result, sample),
         "annotator_kind": "LLM" if result.judge is not None else "CODE",
         "error_type": error_type(result),
-        "verdicts": claim_metadata(result),
+        "verdicts": claim_metadata(result, sample),
     }
