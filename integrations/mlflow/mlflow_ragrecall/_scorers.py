@@ -158,7 +158,8 @@ class ChunkRecallScorer(_NamedScorer):
 
 
 class QuestionRecallScorer(_NamedScorer):
-    """Do the retrieved documents answer every part of the question? (No reference needed.)"""
+    """Do the retrieved documents answer every part of the question? (No reference needed.)
+    Deprecated with QuestionRecall (building it warns): use ``SufficiencyScorer``."""
 
     metric_class = QuestionRecall
 

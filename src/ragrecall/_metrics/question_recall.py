@@ -5,6 +5,9 @@ cover (one call, cached like claims), then decides for each sub-question, passag
 prompt cache reuses them, whether the contexts answer it: with the short answer and the cited
 chunk, or with what is missing. Contexts larger than the judge's window are packed into several
 windows; a sub-question is answered if any window answers it.
+
+Deprecated: ``Sufficiency`` supersedes it (the same sub-questions, each answer checked in the
+passages); constructing it warns, and it is removed in ragrecall 0.3.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from .._core.deprecation import superseded
 from .._core.results import QuestionRecallResult, SubQuestionVerdict
 from .._core.schemas import Sample, Usage
 from .._judge.drive import Call, Steps, ask
@@ -43,6 +47,10 @@ class QuestionRecall(Metric[QuestionRecallResult]):
     Score = sub-questions the contexts answer / sub-questions. No reference needed. ``missing``
     lists the unanswered sub-questions; ``sub_questions`` gives each verdict with the answer
     and cited chunk, or what is missing. No retrieved contexts scores 0.
+
+    Deprecated, removed in ragrecall 0.3: use ``Sufficiency`` (metric name ``sufficiency``),
+    which checks each answer in the passages instead of taking the judge's word. Constructing
+    it warns.
 
     Args:
         judge: a LangChain chat model, a ``"provider:model"`` string, or None for the
@@ -74,6 +82,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
         max_retries: int = 3,
         timeout: float = DEFAULT_TIMEOUT,
     ):
+        superseded("QuestionRecall", "Sufficiency (metric name 'sufficiency')")
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         self.cache = metric_claim_cache(cache, cache_path)
         self.window_tokens = window_tokens

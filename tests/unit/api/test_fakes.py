@@ -39,12 +39,17 @@ EIFFEL: dict[str, Any] = {  # the README's sample, with the fields the other met
 TALL = "The Eiffel Tower is 330 metres tall."
 
 
+def question_recall(judge: Any) -> QuestionRecall:
+    with pytest.warns(DeprecationWarning, match="Sufficiency"):  # deprecated; still scored
+        return QuestionRecall(judge)
+
+
 def metrics(judge: Any) -> list[Any]:
     return [
         ContextRecall(judge, cache=ClaimCache()),
         ResponseRecall(judge, cache=ClaimCache()),
         ChunkRecall(judge),
-        QuestionRecall(judge),
+        question_recall(judge),
         ContextPrecision(judge),
         RecallPrecision(judge),
         RetrievalRecall(),
@@ -143,7 +148,7 @@ def test_every_metric_scores_the_example_dataset(tmp_path: Path) -> None:
 def test_the_bundled_dataset_as_shipped(tmp_path: Path) -> None:
     path = str(resources.files("ragrecall").joinpath("data/example.jsonl"))
     judge = ScriptedJudge()
-    report = evaluate(path, [ContextRecall(judge, cache=ClaimCache()), QuestionRecall(judge)])
+    report = evaluate(path, [ContextRecall(judge, cache=ClaimCache()), question_recall(judge)])
     assert all(r.status == "scored" for rs in report.results.values() for r in rs)
     assert report.scores == {"context_recall": 0.0, "question_recall": 0.25}
 

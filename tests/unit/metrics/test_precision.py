@@ -180,6 +180,7 @@ def test_judge_failure_is_unscorable() -> None:
     assert out.status == "unscorable" and "invalid reply after a re-ask" in out.reason
 
 
+@pytest.mark.filterwarnings("ignore:QuestionRecall is deprecated:DeprecationWarning")
 def test_the_whole_family_runs_in_one_evaluate() -> None:
     j = judge()
     cache = fresh_cache()

@@ -1,13 +1,25 @@
-"""QuestionRecall: sub-questions of the question answered by the contexts; no reference needed."""
+"""QuestionRecall: sub-questions of the question answered by the contexts; no reference needed.
+Deprecated for Sufficiency: built directly, by name or by an adapter, it warns once."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+import pytest
 from fakes import ScriptedJudge, TextOnlyJudge
 from family_fakes import family_reply, fresh_cache, human
 
-from ragrecall import ContextRecall, QuestionRecall, QuestionRecallResult
+from ragrecall import (
+    ContextRecall,
+    QuestionRecall,
+    QuestionRecallResult,
+    Sufficiency,
+    SufficiencyResult,
+    evaluate,
+)
+from ragrecall.engines import MetricSpec
+from ragrecall.testing import recall_metric
 
 QUESTION = "Which city has the Eiffel Tower and what year did the Eiffel Tower open?"
 SAMPLE = {
@@ -19,7 +31,40 @@ SUBS = ["Which city has the Eiffel Tower?", "what year did the Eiffel Tower open
 
 def metric(judge: Any = None, **kwargs: Any) -> QuestionRecall:
     kwargs.setdefault("cache", fresh_cache())
-    return QuestionRecall(judge or ScriptedJudge(reply=family_reply), **kwargs)
+    with pytest.warns(DeprecationWarning, match="Sufficiency"):
+        return QuestionRecall(judge or ScriptedJudge(reply=family_reply), **kwargs)
+
+
+def family_judge() -> ScriptedJudge:
+    return ScriptedJudge(reply=family_reply)
+
+
+def test_constructing_it_warns_once_naming_sufficiency_and_the_release() -> None:
+    with pytest.warns(DeprecationWarning) as caught:
+        QuestionRecall(ScriptedJudge(reply=family_reply), cache=fresh_cache())
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "QuestionRecall is deprecated and will be removed in ragrecall 0.3" in message
+    assert "use Sufficiency" in message
+    assert caught[0].filename == __file__  # the user's line, where Python's filters look
+
+
+def test_by_name_it_still_scores_and_warns_once() -> None:
+    with pytest.warns(DeprecationWarning, match="Sufficiency") as caught:
+        built = recall_metric("question_recall", judge=ScriptedJudge(reply=family_reply))
+    assert isinstance(built, QuestionRecall) and len(caught) == 1
+    with pytest.warns(DeprecationWarning, match="Sufficiency") as caught:
+        report = evaluate([SAMPLE], [MetricSpec("question_recall", family_judge)])
+    assert len(caught) == 1 and report.scores == {"question_recall": 0.5}
+
+
+def test_sufficiency_does_not_warn() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = Sufficiency(ScriptedJudge(reply=family_reply), cache=fresh_cache()).score(SAMPLE)
+        report = evaluate([SAMPLE], [MetricSpec("sufficiency", family_judge)])
+    assert isinstance(result, SufficiencyResult) and result.status == "scored"
+    assert "sufficiency" in report.scores
 
 
 def test_answerable_sub_questions_over_all_with_answer_and_what_is_missing() -> None:

@@ -120,6 +120,7 @@ def test_flush_waits_and_times_out() -> None:
 @pytest.mark.parametrize(
     ("name", "cls"), [("sufficiency", Sufficiency), ("question_recall", QuestionRecall)]
 )
+@pytest.mark.filterwarnings("ignore:QuestionRecall is deprecated:DeprecationWarning")
 def test_the_metric_by_name_takes_the_judge_of_the_referenced_metrics(name: str, cls: type) -> None:
     judge = ScriptedJudge()
     metric = no_reference_metric(name, [ContextRecall(judge)])

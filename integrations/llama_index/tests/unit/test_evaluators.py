@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -157,7 +158,17 @@ def test_any_metric_through_recall_evaluator() -> None:
 )
 def test_named_evaluators_build_their_metric(cls: Any, metric: type) -> None:
     judge = ScriptedJudge()
-    ev = cls(judge, min_score=0.8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = cls(judge, min_score=0.8)
+    if metric is QuestionRecall:  # deprecated for Sufficiency: one warning, at this line
+        assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
+            "QuestionRecall is deprecated and will be removed in ragrecall 0.3; use "
+            "Sufficiency (metric name 'sufficiency')"
+        ]
+        assert caught[0].filename == __file__
+    else:
+        assert not [w for w in caught if w.category is DeprecationWarning]
     assert type(ev.metric) is metric and ev.metric.judge is judge and ev.min_score == 0.8
 
 

@@ -13,13 +13,14 @@ from mlflow.genai.scorers import Scorer
 from mlflow_ragrecall import (
     ContextPrecisionScorer,
     ContextRecallScorer,
+    QuestionRecallScorer,
     RecallScorer,
     RetrievalRecallScorer,
     get_scorer,
     rationale,
 )
 
-from ragrecall import ContextRecall
+from ragrecall import ContextRecall, QuestionRecall
 
 EIFFEL = "The Eiffel Tower is in Paris. The Eiffel Tower was finished in 1889."
 CONTEXTS = [
@@ -148,3 +149,16 @@ def test_get_scorer_names_the_choices() -> None:
     with pytest.raises(ValueError, match="takes no judge"):
         get_scorer("retrieval_recall", "openai:gpt-4o-mini")
     assert isinstance(get_scorer("retrieval_recall"), RetrievalRecallScorer)
+
+
+def test_the_deprecated_question_recall_scorer_works_and_warns_once(judge: Any) -> None:
+    """QuestionRecall gives way to Sufficiency: its scorer, named or by name, warns once (the
+    metric's warning, at the caller's line) and still scores."""
+    for by_name in (False, True):
+        with pytest.warns(DeprecationWarning, match="Sufficiency") as caught:
+            scorer = (
+                get_scorer("question_recall", judge) if by_name else QuestionRecallScorer(judge)
+            )
+        assert len(caught) == 1 and caught[0].filename == __file__
+        assert isinstance(scorer.metric, QuestionRecall)
+        assert one(scorer(inputs=INPUTS)).value == 1.0
