@@ -18,10 +18,12 @@ from .prompts import (
     DECONTEXT_PROMPT,
     PER_CLAIM_PROMPT,
     PER_CLAIM_QUOTE_PROMPT,
+    STANDALONE_PROMPT,
     VERDICT_PREFIX,
     render_passages,
 )
 from .registry import MetricOptions, metric_class
+from .standalone import render_history
 from .text.windows import estimate_tokens, pack
 
 __all__ = [
@@ -96,7 +98,9 @@ def estimate_cost(
     an upper bound) and K + 1 content-free baselines.
     In sentences mode, with ``reference_claims`` or a reference without prose, and one window
     per sample, the count is exact; otherwise the claims are counted as the rules split them
-    (structure, then sentences). The other judge metrics are estimated from the chunks.
+    (structure, then sentences). The other judge metrics are estimated from the chunks;
+    the question metrics from the question, with Sufficiency's one call making a
+    conversation's question stand alone (``history``; cached, so once whatever ``repeats``).
     """
     est = Estimate(samples=len(samples))
     decomposed: set[tuple[str, str]] = set()
@@ -152,6 +156,13 @@ def _estimate_sample(
             est.completion_tokens += 30 * len(chunks) * repeats
             est.exact = False
             est.notes.add(f"{name}: estimated from the number of chunks")
+        if "standalone" in parts and sample.history and (sample.user_input or "").strip():
+            question = (sample.user_input or "").strip()
+            est.calls += 1
+            est.prompt_tokens += _prompt_tokens(
+                STANDALONE_PROMPT, history=render_history(sample.history), question=question
+            )
+            est.completion_tokens += estimate_tokens(question) + 20  # the rewrite, as JSON
         if "sub_questions" in parts:
             chunks_text = sum(estimate_tokens(c.text) for c in sample.retrieved_contexts)
             subs = max(1, (sample.user_input or "").count(" and ") + 1)
@@ -159,7 +170,7 @@ def _estimate_sample(
             est.prompt_tokens += (300 + subs * (chunks_text + 200)) * repeats
             est.completion_tokens += (40 + 40 * subs) * repeats
             est.exact = False
-            est.notes.add("question_recall: sub-questions estimated from the question")
+            est.notes.add(f"{name}: sub-questions estimated from the question")
 
 
 def _estimate_recall(

@@ -93,7 +93,7 @@ class Sufficiency(Metric[SufficiencyResult]):
     name = "sufficiency"
     needs = (("user_input",), ("retrieved_contexts",))
     result_type = SufficiencyResult
-    cost_parts = frozenset({"sub_questions"})
+    cost_parts = frozenset({"sub_questions", "standalone"})
 
     def __init__(
         self,

@@ -23,9 +23,18 @@ from faultserver import FaultServer
 from langchain_core.messages import BaseMessage
 
 import ragrecall
-from ragrecall import ContextRecall, RecallResult, Sample, evaluate
+from ragrecall import (
+    ClaimCache,
+    ContextRecall,
+    RecallResult,
+    Sample,
+    Sufficiency,
+    SufficiencyResult,
+    evaluate,
+)
 from ragrecall.cli import main
 from ragrecall.engines import Record, read_records
+from ragrecall.prompts import STANDALONE_PROMPT
 
 KEYWORD: list[str | Path] = ["--judge-factory", "fakes:ScriptedJudge"]
 
@@ -435,6 +444,34 @@ def dry_run_row(text: str, name: str) -> str:
     found = re.search(rf"{name}\s*│\s*(.*?)\s*│", text)
     assert found, text
     return found.group(1)
+
+
+def test_dry_run_counts_the_call_that_makes_a_conversations_question_stand_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a conversation Sufficiency first has the judge make the question stand alone (one
+    call, the conversation in its prompt): the estimate counts it as the judge receives it."""
+    turn = {"question": "Where is the Eiffel Tower?", "answer": "In Paris.", "contexts": ["Paris"]}
+    row = {
+        "user_input": "When was it completed?",
+        "contexts": ["The Eiffel Tower was completed in 1889."],
+    }
+    talk = {**row, "history": [turn]}
+    estimated = {}
+    for name, data in (("alone", row), ("talk", talk)):
+        path = write_jsonl(tmp_path / f"{name}.jsonl", [data])
+        assert run(path, *KEYWORD, "--metric", "sufficiency", "--dry-run") == 0
+        text = capsys.readouterr().out
+        tokens = int(dry_run_row(text, "prompt tokens").lstrip("~"))
+        estimated[name] = (dry_run_calls(text)[1], tokens)
+    judge = ScriptedJudge()
+    result = Sufficiency(judge, cache=ClaimCache()).score(talk)
+    assert isinstance(result, SufficiencyResult) and result.standalone_question
+    assert estimated["talk"][0] == len(judge.calls) == estimated["alone"][0] + 1 == 3
+    shown = "Turn 1\nUser: Where is the Eiffel Tower?\nAssistant: In Paris."
+    asked = STANDALONE_PROMPT.format_messages(history=shown, question=row["user_input"])
+    standalone = sum(len(str(m.content)) for m in asked) // 4  # tokens, at least
+    assert estimated["talk"][1] - estimated["alone"][1] >= standalone
 
 
 def test_dry_run_prices_known_models_and_given_prices(
