@@ -9,17 +9,18 @@ the sentence the library aligned). ``evidence_refusal`` then says why that evide
   sentences only: an honest report that quotes an attack elsewhere still counts);
 - it repeats the claim (most of the claim's content words) inside a chunk that gives the
   judge orders in its own voice (``redaction.redact`` withholds it whole; one that only
-  quotes an order is not refused for it), beside an order in hidden HTML, or that is not
-  plain prose: hidden characters (Unicode tags, bidirectional overrides, private-use
-  characters; not zero-width spaces or direction marks, which the rules read through),
-  encoded runs (hex, base64, base32, percent, quoted-printable, entity, escape or binary
-  codes), disguised letters (full-width, mathematical, leetspeak, letters spaced out), text
-  in another language than the claim's outside quotation marks, or machine layout (JSON with
-  a turn that says something or a tool call's arguments, markup tags, key-value or log
-  lines, tables, code, subtitles, one-letter lines).
-  A planted claim needs an order next to it; in readable English the order is found by the
-  rules, and in any other form the chunk is not plain prose. No word list of attacks decides
-  this second part: it is a property of the text's form.
+  quotes an order is not refused for it), or beside an order in hidden HTML.
+
+``not_plain`` says what keeps a chunk from being plain prose: hidden characters (Unicode tags,
+bidirectional overrides, private-use characters; not zero-width spaces or direction marks,
+which the rules read through), encoded runs (hex, base64, base32, percent, quoted-printable,
+entity, escape, octal, Ascii85 or binary codes), disguised letters (full-width, mathematical,
+leetspeak, letters spaced out, shifted), text in another language than the claim's outside
+quotation marks, or machine layout (JSON with a turn that says something or a tool call,
+markup tags, key-value or log lines, code, subtitles, one-letter lines). An order the rules
+cannot read hides in such a chunk, so a verdict given with one in view is asked again with it
+out of view (``quarantine.py``); the chunk's own statements still count, as technical
+documentation's must. No word list of attacks decides this: it is a property of the form.
 
 The figures (attacks held, honest support kept) are in ``benchmarks/injection.py --obedient``.
 """
@@ -54,7 +55,6 @@ def evidence_refusal(claim: str, evidence: str, text: str) -> str:
     if wanted and max(len(wanted & _words(found)), repeated) >= _COPY * len(wanted):
         shown = redact(text)
         why = "orders to the judge" if shown is None else "hidden text" if HIDDEN in shown else ""
-        why = why or not_plain(text, english=in_english(claim))
         if why:
             return f"the evidence repeats the claim in a chunk with {why}"
     return ""
@@ -83,14 +83,20 @@ _HIDDEN_RANGES = ((0xE0000, 0xE007F), (0x202A, 0x202E), (0x2066, 0x2069), (0xE00
 _ENCODED = re.compile(
     r"(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{24,}(?![\w/-])"  # hex
     r"|(?:%[0-9a-f]{2}){4,}|(?:=[0-9a-f]{2}){4,}|(?:&#x?[0-9a-f]+;){4,}|(?:\\u[0-9a-f]{4}){3,}"
-    r"|(?:\b[01]{8}\b\s*){4,}|(?:%[0-9a-f]{2}\w*){4,}|<~[^~]{8,}~>|(?:\\[0-7]{3}){4,}"
+    r"|(?:\b[01]{8}\b\s*){4,}|<~[^~]{8,}~>|(?:\\[0-7]{3}){4,}"
     r"|(?:\b(?=[0-9a-f]*[a-f])[0-9a-f]{2}\b[ :]+(?:[0-9a-f]{2}\b[ :]*){7,})"
     r"|\b(?:fromCharCode|chr|unhexlify|b64decode|atob)\s*\("
     r"|(?<![\w/.-])(?=[a-z0-9+/]*\d)(?=[a-z0-9+/]*[a-z])[a-z0-9+/]{24,}={0,2}(?![\w/-])",
     re.IGNORECASE,
 )
 _BASE32 = re.compile(r"(?<![\w/.-])[A-Z2-7]{24,}={0,6}(?![\w/-])")
-_LEET = re.compile(r"\b(?=\w*[a-z]\w*\d\w*[a-z]|\w*\d\w*[a-z]\w*\d)[a-z0-9]{3,}\b", re.I)
+# Words run together by percent codes, in a link or not (a link's own ids are not read as
+# codes: the other patterns read the text without its links).
+_PERCENT = re.compile(r"(?:%[0-9a-f]{2}\w*){4,}", re.IGNORECASE)
+# Digits for the letters they look like (0 1 3 4 5 7), not a formula's or a part number's.
+_LEET = re.compile(
+    r"\b(?=\w*[a-z]\w*\d\w*[a-z]|\w*\d\w*[a-z]\w*\d)(?![a-z0-9]*[2689])[a-z0-9]{4,}\b", re.I
+)
 _SPACED = re.compile(r"(?:\b\w[\s.*_-]){8,}")
 # Letters shifted or scrambled: lower-case words of three letters or more with no vowel.
 _VOWELLESS = re.compile(r"\b[b-df-hj-np-tv-xz]{3,}\b")
@@ -110,9 +116,9 @@ _LAYOUT = re.compile(
     r"|<(?!/?(?:" + _HTML + r")\b)/?[a-z][\w:-]*(?:\s[^<>]*)?/?>"  # tags that are not HTML's
     r"|<script\b|\bstyle=[\"'][^\"']*display:\s*none|<[^<>]*\shidden[\s>=]"  # scripts, hidden
     # key=value pairs (not sums, 2 x 8=16, nor a URL's query, ?item=1&tpk=2)
-    r"|(?<![?&;])\b[A-Za-z_]\w*=\w+\b.*(?<![?&;])\b[A-Za-z_]\w*=\w+\b"
+    r"|(?<![?&;])\b[A-Za-z_]\w+=\w+\b.*(?<![?&;])\b[A-Za-z_]\w+=\w+\b"
     r"|^\s*(?:def|return|var|let|const|function|import)\s+[\w(]"  # code
-    r"|(?:^|\s)(?:\#|//)\s+\w+|(?:^|[}\s])%\s+[a-z]"  # comments
+    r"|(?:^|\s)(?:\#|//)[ \t]+[A-Za-z]|(?:^|[}\s])%\s+[a-z]"  # comments
     r"|\d\d:\d\d:\d\d[,.]\d+\s*-->|\d{4}-\d\d-\d\dt\d\d:\d\d"  # subtitles, log lines
     r"|(?:^\s*\S{1,2}\s*$\n){4,}",  # one letter a line
     re.MULTILINE,
@@ -126,14 +132,20 @@ def not_plain(text: str, english: bool = True) -> str:
     nothing."""
     if any(_hidden(c) for c in text):
         return "hidden characters"
-    if _ENCODED.search(text) or _BASE32.search(text):
+    linkless = _URL.sub(" ", text)
+    if _ENCODED.search(linkless) or _BASE32.search(linkless) or _PERCENT.search(text):
         return "encoded text"
     compat = sum(
         1
         for c in text
         if c.isalnum() and not c.isascii() and unicodedata.normalize("NFKC", c).isascii()
     )
-    if compat >= 3 or len(_LEET.findall(text)) >= 4 or _SPACED.search(text) or _scrambled(text):
+    if (
+        compat >= 3
+        or len({w.casefold() for w in _LEET.findall(text)}) >= 4
+        or _SPACED.search(text)
+        or _scrambled(text)
+    ):
         return "disguised letters"
     if _LAYOUT.search(text):
         return "machine layout"
