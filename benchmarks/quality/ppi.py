@@ -22,6 +22,18 @@ every scored answer; people's recall from the majority labels). Each draw labels
 random sample of 40 answers (``--labels``) and compares the intervals with people's mean over
 every scored answer. ``pairs`` does the same for a paired difference: two systems' answers to
 the same questions (every pair of the six systems, pooled), 40 labelled questions.
+
+    python -m benchmarks.quality.ppi --sufficiency benchmarks/out/suff-heldout.jsonl
+
+Sufficiency's answerable rate: the scored ``sufficiency`` rows of a ``sufficiency.py run`` file,
+each with the person's 0/1 label (answerable or not) from the answerability sets, joined by id
+through ``sufficiency.py``'s own loader (the label the file carries when the sets are absent).
+The judge's value is its verdict (1 when every sub-question is answered, ``score == 1``; the
+``binary`` row) or its graded ``p_sufficient`` (the ``p`` row). ``--draws`` draws each label a
+simple random sample of ``--labels`` rows, as ``--real`` does: without replacement, the target
+the people's rate over all N scored rows. N is small (68 in the heldout run) and n = 40 is most
+of it, so the finite population matters: ``ppi_mean``'s standard errors carry the
+finite-population correction sqrt(1 - n/N), and a draw's labelled rows overlap most others'.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import commit, write_json
+from benchmarks.quality import sufficiency
 from ragrecall.stats import ppi_difference, ppi_mean, t_quantile
 
 
@@ -175,6 +188,23 @@ def real_pairs(scores: dict[str, tuple[float, float]]) -> tuple[Pairs, Pairs]:
     return human, judge
 
 
+def sufficiency_sets(path: Path) -> list[tuple[str, list[float], list[float]]]:
+    """(name, people's 0/1 labels, the judge's values) of the scored ``sufficiency`` rows of a
+    ``sufficiency.py run`` file: the judge's verdict (``binary``) and its ``p_sufficient``."""
+    items = [i for i in sufficiency._items(path) if i["metric"] == "sufficiency"]
+    root = sufficiency.bench_data(None)
+    if root is None:
+        print("the answerability sets are absent: the labels the file carries")
+        labels = {i["id"]: i["sufficient"] for i in items}
+    else:  # every row of both splits: per_source above any source's size
+        rows = [r for split in ("dev", "heldout") for r in sufficiency.pick(root, split, 10**9, 0)]
+        labels = {r["id"]: r["sufficient"] for r in rows}
+    human = [float(labels[i["id"]]) for i in items]
+    binary = [float(i["score"] == 1.0) for i in items]
+    graded = [float(i["p_sufficient"] or 0.0) for i in items]
+    return [("suff binary", human, binary), ("suff p", human, graded)]
+
+
 def run_real(name: str, human_all: list[Any], judge_all: list[Any], labels: int, draws: int,
              seed: int) -> dict[str, Any]:  # fmt: skip
     rng = random.Random(seed)
@@ -225,6 +255,7 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--real", type=Path, help="a folder written by judge_scores.py")
     parser.add_argument("--real-draws", type=int, default=20)
+    parser.add_argument("--sufficiency", type=Path, help="a file written by sufficiency.py run")
     parser.add_argument("--labels", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--summary", type=Path)
@@ -237,7 +268,15 @@ def main() -> None:
         f"{'PPI++':>6} {'MAE':>6} {'labels':>6} {'raw':>6} {'lambda':>6}"
     )
     results = []
-    if args.real:
+    if args.sufficiency:
+        for name, h, j in sufficiency_sets(args.sufficiency):
+            r = run_real(name, h, j, args.labels, args.draws, args.seed)
+            results.append(r)
+            print_row(r)
+        binary, graded = (x["judge_mean"] for x in results)
+        print(f"N = {len(h)} scored rows, people's rate {r['people_mean']:.3f}, "
+              f"the judge's {binary:.3f} (binary) and {graded:.3f} (p)")  # fmt: skip
+    elif args.real:
         scores = real_scores(args.real)
         sets: list[tuple[str, list[Any], list[Any]]] = []
         if (args.real / "gold.jsonl").open().readline().count('"source"'):  # AttributionBench
