@@ -85,12 +85,6 @@ class SufficiencyResult(RecallResult):
     metric: str = "sufficiency"
     sub_questions: list[SubQuestionVerdict] = Field(default_factory=list)
     p_sufficient: float | None = None
-    standalone_question: str | None = Field(
-        None,
-        description="For a sample with a conversation before it: the question as scored, made "
-        "to stand alone by the judge (or the question itself, where its rewrite was refused: "
-        "``reason`` says why). None without a conversation.",
-    )
 
 
 class RelevantItem(BaseModel):

@@ -278,6 +278,12 @@ class ClaimVerdict(BaseModel):
         "('they', 'the company', 'neither of them') that the reference did not resolve, so the "
         "judge may have read it about something else.",
     )
+    turn: int | None = Field(
+        None,
+        description="ContextRecall in a conversation: the earlier turn (from 1) whose retrieved "
+        "contexts support this claim (``chunk_ids`` are that turn's); None for this turn's "
+        "contexts.",
+    )
 
     def p_counted(self) -> float:
         """The probability that the claim is supported, as the result states it: the
@@ -329,6 +335,12 @@ class RecallResult(BaseModel):
         default_factory=list,
         description="With repeats: each run's score (None where unscorable); ``score`` is their "
         "mean over the scored runs.",
+    )
+    standalone_question: str | None = Field(
+        None,
+        description="For a sample with a conversation before it (ContextRecall, Sufficiency): "
+        "the question as scored, made to stand alone by the judge (or the question itself, "
+        "where its rewrite was refused: ``reason`` says why). None without a conversation.",
     )
 
     @model_validator(mode="after")

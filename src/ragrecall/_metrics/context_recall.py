@@ -1,11 +1,13 @@
 """Context recall: the share of the reference's claims that the retrieved chunks support.
 
-One concern over 300 lines: the ContextRecall metric, its settings and its steps.
+One concern over 300 lines: the ContextRecall metric, its settings and its steps (its claims:
+``recall_claims.py``; in a conversation, earlier turns credited: ``history.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,36 +15,33 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from .._core.deprecation import renamed
-from .._core.schemas import (
-    ClaimSet,
-    ClaimVerdict,
-    RecallResult,
-    Sample,
-    Usage,
-)
+from .._core.schemas import Chunk, ClaimSet, ClaimVerdict, RecallResult, Sample, Usage
 from .._io.samples import to_sample
 from .._judge.drive import Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._judge.retry import DEFAULT_TIMEOUT
+from .._judge.structured import structured
 from .base import Metric, MetricOptions
 from .claims.decompose import (
     ClaimCache,
     ClaimMode,
-    clean_claims,
-    decompose,
     decomposition_chain,
     metric_claim_cache,
 )
 from .claims.decontext import decontext_chain
 from .decision import CalibrationProfile, Decision
+from .history import credit_earlier_turns
 from .prompts import (
     DECOMPOSE_PROMPT,
     DECONTEXT_PROMPT,
     PROMPT_VERSION,
+    STANDALONE_PROMPT,
     VERDICT_VARIANTS,
     PassageRenderer,
+    StandaloneQuestion,
     render_passages,
 )
+from .recall_claims import question_asked, reference_claims
 from .text.redaction import redact_chunks
 from .text.windows import pack
 from .verdicts.attribution import Strategy, Verdict, attribute, attribution_chain
@@ -51,6 +50,8 @@ from .verdicts.tally import tally
 from .verdicts.variants import DEFAULT_BAND, DEFAULT_VARIANTS, Refiner, variant_chain
 
 __all__ = ["ContextRecall"]
+
+NO_CONTEXTS = "no retrieved contexts"
 
 
 class ContextRecall(Metric[RecallResult]):
@@ -121,6 +122,14 @@ class ContextRecall(Metric[RecallResult]):
             its P(supported) is their mean in log-odds. Default 0 (off: it has not yet shown a
             reliable gain). Claims outside the band cost nothing extra.
         variant_band: how close to the decision a claim's margin must be to be asked again.
+        credit_history: in a conversation (``history``), a claim this turn's contexts do not
+            support counts when one of the last ``HISTORY_TURNS`` turns' contexts supports it
+            (checked the same way, the latest turn first; its verdict's ``turn`` names that
+            turn), as in Sufficiency. False scores this turn's retrieval alone. Either way the
+            question is first made to stand alone (``standalone_question``), the reference
+            split under it.
+        standalone_prompt: replaces ``ragrecall.prompts.STANDALONE_PROMPT`` (keep its
+            variables and its reply schema ``StandaloneQuestion``).
 
     Raises:
         ValueError: a setting out of its range (``claims``, ``verdict``, a threshold or
@@ -131,7 +140,7 @@ class ContextRecall(Metric[RecallResult]):
     name = "context_recall"
     needs = (("reference", "reference_claims"), ("retrieved_contexts",))
     result_type = RecallResult
-    cost_parts = frozenset({"claims"})
+    cost_parts = frozenset({"claims", "standalone"})
 
     def __init__(
         self,
@@ -157,6 +166,8 @@ class ContextRecall(Metric[RecallResult]):
         threshold: float | None = None,
         variants: int = DEFAULT_VARIANTS,
         variant_band: float = DEFAULT_BAND,
+        credit_history: bool = True,
+        standalone_prompt: ChatPromptTemplate = STANDALONE_PROMPT,
     ):
         super().__init__(judge, max_retries=max_retries, timeout=timeout)
         support_threshold = renamed(
@@ -195,6 +206,8 @@ class ContextRecall(Metric[RecallResult]):
         self.decontext_prompt = decontext_prompt
         self.attribution_prompt = attribution_prompt
         self.render_passages = render_passages
+        self.credit_history = credit_history
+        self.standalone_prompt = standalone_prompt
         self._chains: dict[str, Runnable[Any, Any]] = {}
 
     @classmethod
@@ -248,6 +261,8 @@ class ContextRecall(Metric[RecallResult]):
         if kind not in self._chains:
             if kind == "decompose":
                 chain = decomposition_chain(self.judge, self.decompose_prompt)
+            elif kind == "standalone":
+                chain = self.standalone_prompt | structured(self.judge, StandaloneQuestion)
             elif kind.startswith("variant:"):
                 chain = variant_chain(self.judge, VERDICT_VARIANTS[int(kind[8:])])
             elif kind == "fallback":  # per-claim JSON (a batched prompt does not fit it)
@@ -285,60 +300,57 @@ class ContextRecall(Metric[RecallResult]):
         return claim_set.model_copy(update={"usage": usage})
 
     def _claim_set(self, sample: Sample, usage: Usage) -> Steps[ClaimSet]:
-        given = clean_claims(sample.reference_claims or [])
-        if given:
-            return ClaimSet(claims=given, source="given")
-        reference = (sample.reference or "").strip()
-        if not reference:
-            return ClaimSet(claims=[], source="given", note="the reference is empty")
-        return (
-            yield from decompose(
-                reference,
-                sample.user_input,
-                mode=self.claims,
-                chain=lambda: self._chain("decompose"),
-                decontext=None if self.decontext_prompt is None else self._decontext_chain,
-                judge_id=self.judge_id,
-                cache=self.cache,
-                usage=usage,
-            )
-        )
+        question, _ = yield from question_asked(self, sample, usage)
+        return (yield from reference_claims(self, sample, question, usage))
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[RecallResult]:
         if self.calibration is not None:
             self.calibration.check(self.judge_id(), PROMPT_VERSION)
-        claim_set = yield from self._claim_set(sample, usage)
-        claims, note = claim_set.claims, claim_set.note
+        question, rewritten = yield from question_asked(self, sample, usage)
+        claim_set = yield from reference_claims(self, sample, question, usage)
+        claims = claim_set.claims
         if not claims:
             return self.unscorable("no claims: the reference is empty")
-        chunks = [c for c in sample.retrieved_contexts if c.text.strip()]
+        chunks, removed = [c for c in sample.retrieved_contexts if c.text.strip()], ""
         # Text that addresses the judge (a prompt injection) is never shown to it: its
         # instructions could sway the verdicts on the other chunks too.
         if self.withhold_injections:
             chunks, removed = redact_chunks(chunks)
-            if removed:
-                note = f"{note}; {removed}" if note else removed
-        if not chunks:
-            verdicts = [
-                ClaimVerdict(claim=c, attributed=False, reason="no retrieved contexts")
-                for c in claims
-            ]
-            reason = f"no retrieved contexts; {note}" if note else "no retrieved contexts"
-            return self._scored(claims, verdicts, reason)
-        window = self.window_tokens or context_window(self.judge)
-        verdicts = yield from attribute(
-            claims,
-            pack(chunks, window),
-            strategy=self.strategy,
-            evidence=self.evidence,
-            chain=self._chain("attribute"),
-            fallback_chain=self._chain("fallback") if self._falls_back() else None,
-            decision=self.decision,
-            usage=usage,
-            render=self.render_passages,
-            refiner=self._refiner(),
+        verdicts = [ClaimVerdict(claim=c, attributed=False, reason=NO_CONTEXTS) for c in claims]
+        if chunks:
+            verdicts = yield from self._attributed(claims, chunks, usage)
+        earlier = ""
+        if sample.history and self.credit_history:  # open claims asked of earlier turns
+            verdicts, earlier = yield from credit_earlier_turns(
+                verdicts,
+                sample.history,
+                partial(self._attributed, usage=usage),
+                withhold_injections=self.withhold_injections,
+            )
+        notes = (rewritten, "" if chunks else NO_CONTEXTS, claim_set.note, removed, earlier)
+        result = self._scored(claims, verdicts, "; ".join(n for n in notes if n))
+        if sample.history:
+            result.standalone_question = question
+        return result
+
+    def _attributed(
+        self, claims: list[str], chunks: list[Chunk], usage: Usage
+    ) -> Steps[list[ClaimVerdict]]:
+        """One verdict per claim against ``chunks``, packed into the judge's windows."""
+        return (
+            yield from attribute(
+                claims,
+                pack(chunks, self.window_tokens or context_window(self.judge)),
+                strategy=self.strategy,
+                evidence=self.evidence,
+                chain=self._chain("attribute"),
+                fallback_chain=self._chain("fallback") if self._falls_back() else None,
+                decision=self.decision,
+                usage=usage,
+                render=self.render_passages,
+                refiner=self._refiner(),
+            )
         )
-        return self._scored(claims, verdicts, note)
 
     def _refiner(self) -> Refiner | None:
         """The refiner of token verdicts (its content-free baselines asked once, kept here)."""

@@ -217,6 +217,9 @@ def _estimate_recall(
                             DECONTEXT_PROMPT, reference=reference, claim=claim, words=words
                         )
                         est.completion_tokens += 15
+    if not against_response and any(t.retrieved_contexts for t in sample.history or ()):
+        est.exact = False  # only the claims this turn leaves open are asked of earlier turns
+        est.notes.add("conversation: claims left open asked of earlier turns, not counted")
     if not chunks or not claims:
         return
     windows = pack(chunks, plan.window_tokens)

@@ -22,7 +22,8 @@ class ResponseRecall(ContextRecall):
     Score = reference claims stated by ``response`` / reference claims. Each verdict cites the
     chunk ``"response"`` with the supporting sentence (or the judge's verified quote) of the
     response; ``missing`` lists the claims the response leaves out. Same arguments as
-    ContextRecall; an empty response is unscorable.
+    ContextRecall; an empty response is unscorable. A conversation before the question
+    (``history``) is not read: the response is checked as ContextRecall checks a single turn.
     """
 
     name = "response_recall"
@@ -34,5 +35,6 @@ class ResponseRecall(ContextRecall):
         if not response:
             return self.unscorable("no response to check the reference's claims against")
         chunk = Chunk(id=RESPONSE_CHUNK_ID, text=response, rank=1)
-        as_passages = sample.model_copy(update={"retrieved_contexts": [chunk]})
+        # the response answers this turn alone: no conversation step, no earlier turn credited
+        as_passages = sample.model_copy(update={"retrieved_contexts": [chunk], "history": None})
         return (yield from super()._steps(as_passages, usage))
