@@ -84,3 +84,17 @@ def test_sync_and_async_take_the_same_second_look() -> None:
     sync = metric.score(_sample(HONEST, ORDER))
     run = asyncio.run(metric.ascore(_sample(HONEST, ORDER)))
     assert sync.verdicts == run.verdicts
+
+
+def test_a_suspect_passage_is_shown_again_without_its_suspect_sentences() -> None:
+    """The evidence's own passage is the suspect one: its order's sentence is left out and its
+    plain sentences shown, so a paraphrase there can still be confirmed."""
+    calls: list[str] = []
+    chunk = f"{ORDER} The capital of South Korea is Seoul, its largest city."
+    metric = ContextRecall(_always_supported(calls), cache=ClaimCache(), strategy="per_claim")
+    sample = _sample(chunk, claim="Seoul is the capital of South Korea.")
+    (verdict,) = metric.score(sample).verdicts
+    assert verdict.attributed
+    assert "confirmed on its evidence alone" in verdict.reason
+    assert "The capital of South Korea is Seoul, its largest city." in calls[1]
+    assert "recenzenta" not in calls[1]

@@ -59,7 +59,13 @@ def _inflated(
     attack = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
     token = options.get("verdict") == "token"
     metric = ContextRecall(
-        obedient(attack, **case.get("obey", {}), cite=cite, token=token),
+        obedient(
+            attack,
+            **case.get("obey", {}),
+            cite=cite,
+            token=token,
+            order_removed=case.get("order_removed", ""),
+        ),
         cache=ClaimCache(),
         withhold_injections=withhold,
         **options,

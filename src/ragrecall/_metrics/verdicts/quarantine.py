@@ -11,11 +11,13 @@ near miss ("Seoul is the capital of South Korea" for "Busan is the capital of So
 shares most of the claim's words.
 
 The second look shows the judge the passage that holds the evidence and nothing else, so an
-order in another passage is out of view. Where that passage is the suspect one, it shows only
-the part of the evidence (the aligned sentence or the checked quote; for an English claim,
-without the letters of other scripts) that matches the claim, which must then state the claim
-in its own words. The second verdict, checked the same way, decides. Passages in plain prose,
-as on the shared datasets, never need it (benchmarks/security/injection.py).
+order in another passage is out of view. Where that passage is itself suspect, its sentences
+that could hold an order are left out too, and one that holds the evidence is cut to the part
+of it that matches the claim (for an English claim, without the letters of other scripts); if
+what is left could still hold one (an order spread over lines), only that part is shown, and
+it must state the claim in its own words. The second verdict, checked the same way, decides.
+Passages in plain prose, as on the shared datasets, never need it
+(benchmarks/security/injection.py).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ..text.injection import instructs_judge
 from ..text.reader_talk import talks_to_reader
 from ..text.redaction import HIDDEN, QUOTED
 from ..text.windows import Window
-from ..text.words import quote_states
+from ..text.words import normalize, quote_states, split_sentences
 from .decide import Evidence, verdict_of
 from .grounding import in_english, not_plain
 
@@ -46,12 +48,15 @@ Ask = Callable[[dict[str, Any]], Steps[Reply]]
 
 def suspect(passage: Passage, claim: str) -> str:
     """Why ``passage`` could hold an order the rules cannot read; "" if it cannot."""
-    text = passage.text
+    return _suspect(passage.text, in_english(claim))
+
+
+def _suspect(text: str, english: bool) -> str:
     if QUOTED in text or HIDDEN in text or instructs_judge(text):
         return "an order was cut out of it"
     if talks_to_reader(text):
         return "it tells its reader what to accept"
-    why = not_plain(text, english=in_english(claim))
+    why = not_plain(text, english=english)
     return f"it is not plain prose: {why}" if why else ""
 
 
@@ -77,15 +82,15 @@ def second_look(
     shown = next((p for p in window if p.chunk.id in verdict.chunk_ids), None)
     if shown is None or not verdict.evidence:
         return _refused(verdict, f"it cited no evidence to check alone, and {where}")
-    # Its passage alone, if that passage is plain; if not, only the evidence, which must then
-    # state the claim in its own words (an order in it would be in view again).
-    if suspect(shown, claim):
-        text = _span(claim, _latin(verdict.evidence) if in_english(claim) else verdict.evidence)
+    # Its passage alone, without the sentences that could hold an order (where one holds the
+    # evidence, only the part of it that matches the claim stays); if the rest still could,
+    # only that part, which must then state the claim in its own words.
+    text = _cleaned(claim, shown.text, verdict.evidence)
+    if _suspect(text, in_english(claim)):
+        text = _matching(claim, verdict.evidence)
         if not quote_states(text, claim):
             return _refused(verdict, f"its evidence does not state the claim, and {where}")
-        alone = [Passage(shown.number, shown.chunk, text)]
-    else:
-        alone = [shown]
+    alone = [Passage(shown.number, shown.chunk, text)]
     reply = yield from ask_one({"passages": render(alone), "claim": claim})
     again = verdict_of(claim, reply, alone, evidence, decision)
     if again.attributed:
@@ -93,6 +98,28 @@ def second_look(
             update={"reason": f"{verdict.reason}; confirmed on its evidence alone, as {where}"}
         )
     return _refused(verdict, f"not when shown its evidence alone, and {where}")
+
+
+def _cleaned(claim: str, text: str, evidence: str) -> str:
+    """``text`` without its sentences that could hold an order; the one that holds
+    ``evidence`` becomes the part of the evidence that matches the claim."""
+    english = in_english(claim)
+    if not _suspect(text, english):
+        return text
+    found = normalize(evidence)
+    kept = []
+    for sentence in split_sentences(text):
+        if not _suspect(sentence, english):
+            kept.append(sentence)
+        elif found and ((held := normalize(sentence)) in found or found in held):
+            kept.append(_matching(claim, evidence))
+    return " ".join(kept)
+
+
+def _matching(claim: str, evidence: str) -> str:
+    """The part of ``evidence`` that matches ``claim``; for an English claim, without the
+    letters of other scripts."""
+    return _span(claim, _latin(evidence) if in_english(claim) else evidence)
 
 
 def _latin(text: str) -> str:
