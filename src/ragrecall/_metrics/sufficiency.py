@@ -1,5 +1,8 @@
 """Sufficiency: do the retrieved contexts answer every part of the question? No reference.
 
+One concern over 300 lines: a sub-question's verdict, from the judge's answer to the checks
+that bear it out.
+
 The judge splits the question into sub-questions (cached, as QuestionRecall does). For each,
 in one call with the passages first so the prompt cache reuses them, the judge says whether
 one passage states the answer and gives the words that answer it; where it gives logprobs,
@@ -48,6 +51,7 @@ from .text.windows import Window, pack
 from .text.words import content_words, passages_quoting
 from .verdicts.decide import p_true
 from .verdicts.grounding import evidence_refusal
+from .verdicts.quarantine import alone, suspects
 
 __all__ = ["DEFAULT_ANSWERED_THRESHOLD", "Sufficiency"]
 
@@ -217,11 +221,33 @@ class Sufficiency(Metric[SufficiencyResult]):
             assert isinstance(reply.parsed, AnswerSpan)
             verdict = self._checked(question, reply.parsed, window, p_true(reply.raw))
             if verdict.answerable:
-                return verdict
+                return (yield from self._second_look(question, verdict, window, usage))
             if best is None or (verdict.p_answered or 0.0) > (best.p_answered or 0.0):
                 best = verdict
         assert best is not None
         return best
+
+    def _second_look(
+        self, question: str, verdict: SubQuestionVerdict, window: Window, usage: Usage
+    ) -> Steps[SubQuestionVerdict]:
+        """An answer given while a passage that could hide an order was in view counts only
+        if the judge gives it again with its passage alone in view (``verdicts/quarantine.py``)."""
+        where = suspects(window, question)
+        if not where:
+            return verdict
+        shown = next(p for p in window if p.chunk.id in verdict.chunk_ids)
+        seen = alone(question, shown, verdict.answer or "")
+        if seen is not None:
+            call = {"passages": self.render_passages([seen]), "question": question}
+            reply = yield from ask(Call(self._chain("answer"), call), usage)
+            assert isinstance(reply.parsed, AnswerSpan)
+            if self._checked(question, reply.parsed, [seen], p_true(reply.raw)).answerable:
+                reason = f"{verdict.reason}; confirmed on its passage alone, as {where}"
+                return verdict.model_copy(update={"reason": reason})
+        why = f"the judge answered, but not when shown its answer's passage alone, and {where}"
+        return _unanswered(
+            question, why, verdict.p_answered, answer=verdict.answer, chunk_ids=verdict.chunk_ids
+        )
 
     def _checked(
         self, question: str, span: AnswerSpan, window: Window, p: float | None

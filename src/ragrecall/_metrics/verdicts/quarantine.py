@@ -41,7 +41,7 @@ from ..text.words import normalize, quote_states, split_sentences
 from .decide import Evidence, verdict_of
 from .grounding import in_english, not_plain
 
-__all__ = ["second_look", "suspect"]
+__all__ = ["alone", "second_look", "suspect", "suspects"]
 
 Ask = Callable[[dict[str, Any]], Steps[Reply]]
 
@@ -60,6 +60,29 @@ def _suspect(text: str, english: bool) -> str:
     return f"it is not plain prose: {why}" if why else ""
 
 
+def suspects(window: Window, text: str) -> str:
+    """Which passage of ``window`` could hold an order the rules cannot read, for a claim or
+    question ``text``, and why ("passage 2 was in view (...)"); "" if none."""
+    for passage in window:
+        if why := suspect(passage, text):
+            return f"passage {passage.number} was in view ({why})"
+    return ""
+
+
+def alone(text: str, shown: Passage, evidence: str) -> Passage | None:
+    """``shown`` (the passage that holds ``evidence`` for the claim or question ``text``) as
+    the second look shows it, or None if even its evidence alone could hold an order: the
+    passage without its sentences that could hold one; the sentence that holds the evidence
+    cut to the part that matches ``text``; if what is left could still hold one (an order
+    spread over lines), only that part, which must then state ``text`` in its own words."""
+    kept = _cleaned(text, shown.text, evidence)
+    if _suspect(kept, in_english(text)):
+        kept = _matching(text, evidence)
+        if not quote_states(kept, text):
+            return None
+    return Passage(shown.number, shown.chunk, kept)
+
+
 def second_look(
     claim: str,
     verdict: ClaimVerdict,
@@ -74,25 +97,17 @@ def second_look(
     the judge is asked again with only its evidence in view, and that verdict decides."""
     if not verdict.attributed:
         return verdict
-    found = [(p.number, why) for p in window if (why := suspect(p, claim))]
-    if not found:
+    where = suspects(window, claim)
+    if not where:
         return verdict
-    number, why = found[0]
-    where = f"passage {number} was in view ({why})"
     shown = next((p for p in window if p.chunk.id in verdict.chunk_ids), None)
     if shown is None or not verdict.evidence:
         return _refused(verdict, f"it cited no evidence to check alone, and {where}")
-    # Its passage alone, without the sentences that could hold an order (where one holds the
-    # evidence, only the part of it that matches the claim stays); if the rest still could,
-    # only that part, which must then state the claim in its own words.
-    text = _cleaned(claim, shown.text, verdict.evidence)
-    if _suspect(text, in_english(claim)):
-        text = _matching(claim, verdict.evidence)
-        if not quote_states(text, claim):
-            return _refused(verdict, f"its evidence does not state the claim, and {where}")
-    alone = [Passage(shown.number, shown.chunk, text)]
-    reply = yield from ask_one({"passages": render(alone), "claim": claim})
-    again = verdict_of(claim, reply, alone, evidence, decision)
+    seen = alone(claim, shown, verdict.evidence)
+    if seen is None:
+        return _refused(verdict, f"its evidence does not state the claim, and {where}")
+    reply = yield from ask_one({"passages": render([seen]), "claim": claim})
+    again = verdict_of(claim, reply, [seen], evidence, decision)
     if again.attributed:
         return verdict.model_copy(
             update={"reason": f"{verdict.reason}; confirmed on its evidence alone, as {where}"}
