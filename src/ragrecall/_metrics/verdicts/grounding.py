@@ -14,13 +14,14 @@ the sentence the library aligned). ``evidence_refusal`` then says why that evide
 ``not_plain`` says what keeps a chunk from being plain prose: hidden characters (Unicode tags,
 bidirectional overrides, private-use characters; not zero-width spaces or direction marks,
 which the rules read through), encoded runs (hex, base64, base32, percent, quoted-printable,
-entity, escape, octal, Ascii85 or binary codes), disguised letters (full-width, mathematical,
-leetspeak, letters spaced out, shifted), text in another language than the claim's outside
-quotation marks, or machine layout (JSON with a turn that says something or a tool call,
-markup tags, key-value or log lines, code, subtitles, one-letter lines). An order the rules
-cannot read hides in such a chunk, so a verdict given with one in view is asked again with it
-out of view (``quarantine.py``); the chunk's own statements still count, as technical
-documentation's must. No word list of attacks decides this: it is a property of the form.
+entity, escape, octal, Ascii85, binary, Braille or Morse codes), disguised letters (full-width,
+mathematical, leetspeak, letters spaced out, shifted), text in another language than the
+claim's outside quotation marks, or machine layout (JSON with a turn that says something or a
+tool call, markup tags, key-value or log lines, code, subtitles, one-letter lines). An order
+the rules cannot read hides in such a chunk, so a verdict given with one in view is asked
+again with it out of view (``quarantine.py``); the chunk's own statements still count, as
+technical documentation's must. No word list of attacks decides this: it is a property of the
+form.
 
 The figures (attacks held, honest support kept) are in ``benchmarks/injection.py --obedient``.
 """
@@ -86,6 +87,7 @@ _ENCODED = re.compile(
     r"|(?:\b[01]{8}\b\s*){4,}|<~[^~]{8,}~>|(?:\\[0-7]{3}){4,}"
     r"|(?:\b(?=[0-9a-f]*[a-f])[0-9a-f]{2}\b[ :]+(?:[0-9a-f]{2}\b[ :]*){7,})"
     r"|\b(?:fromCharCode|chr|unhexlify|b64decode|atob)\s*\("
+    r"|[\u2800-\u28ff]{4,}|(?:(?<!\S)[.\-\u2022\u2013]{1,6}(?:\s+/)?\s+){8,}"  # braille, Morse
     r"|(?<![\w/.-])(?=[a-z0-9+/]*\d)(?=[a-z0-9+/]*[a-z])[a-z0-9+/]{24,}={0,2}(?![\w/-])",
     re.IGNORECASE,
 )
