@@ -17,7 +17,9 @@ the query text or run id: the same queries are scored run after run.
 ``error_type`` is an unscorable result's class of failure, for a host's error field (OTel's
 ``error.type``, MLflow's ``AssessmentError.error_code``); ``explanation`` the result in words
 and ``claim_metadata`` its per-claim verdicts as fields, as MLflow, Phoenix and the traces'
-write-back all carry them.
+write-back all carry them. ``RETRIEVAL_STEP`` and ``RETRIEVAL_QUERY`` are the chunk metadata
+keys that give a chunk of a sample joined from several retrieval steps (an agent's) the step
+that first retrieved it and that step's query; both read them.
 """
 
 import typing as _typing
@@ -30,6 +32,8 @@ _EXPORTS: dict[str, str] = {
     "References": "ragrecall._io.references",
     "as_reference": "ragrecall._io.references",
     "error_type": "ragrecall._io.references",
+    "RETRIEVAL_QUERY": "ragrecall._io.traces.explain",
+    "RETRIEVAL_STEP": "ragrecall._io.traces.explain",
     "claim_metadata": "ragrecall._io.traces.explain",
     "explanation": "ragrecall._io.traces.explain",
     "blocking": "ragrecall._running.loop",
@@ -49,12 +53,14 @@ __getattr__, __dir__ = _lazy(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:
     from ._io.references import ReferenceBook, References, as_reference, error_type
-    from ._io.traces.explain import claim_metadata, explanation
+    from ._io.traces.explain import RETRIEVAL_QUERY, RETRIEVAL_STEP, claim_metadata, explanation
     from ._running.live import LiveScorer, LiveStats, live_scorer, no_reference_metric
     from ._running.loop import blocking
     from ._running.sampling import RunTree, SampleKey, check_rate, sampled
 
 __all__ = [
+    "RETRIEVAL_QUERY",
+    "RETRIEVAL_STEP",
     "LiveScorer",
     "LiveStats",
     "ReferenceBook",

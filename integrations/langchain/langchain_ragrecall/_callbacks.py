@@ -5,8 +5,10 @@ Pass the handler in a run's callbacks; it records each retriever run's query (fr
 parent and root run ids. ``score_captured(references)`` then scores the captured contexts
 against a dataset of references. Given ``references`` and a ``RecallLogger``, it also submits
 each retrieval with a known reference as it finishes, and the others to a ``LiveScorer``
-(``no_reference``) that scores them without one. A retriever run nested in another
-retriever run (``RecallRetriever``'s inner one, say) is marked ``nested`` and not scored twice.
+(``no_reference``) that scores them without one; with ``group_by="trace"``, one record per
+root run instead, when it ends (an agent's several searches for one answer). A retriever run
+nested in another retriever run (``RecallRetriever``'s inner one, say) is marked ``nested``
+and not scored twice. One concern, the handler: what it submits is built in ``_submit``.
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 
 from ragrecall import EvaluationReport, Metric, RecallLogger, RecallResult, Sample, evaluate
-from ragrecall.adapters import ReferenceBook, References, RunTree, as_reference
+from ragrecall.adapters import ReferenceBook, References, RunTree
 
 from ._captured import CapturedRetrieval
-from ._documents import documents_to_chunks, unique
-from ._live import live_scorer, offer
+from ._documents import step_chunks
+from ._live import live_scorer
+from ._submit import reference_of, steps, submit
 
 __all__ = ["CapturedRetrieval", "RecallCallbackHandler"]
 
 log = logging.getLogger("ragrecall")
+
+GroupBy = Literal["retrieval", "trace"]
 
 
 class RecallCallbackHandler(BaseCallbackHandler):
@@ -49,9 +54,16 @@ class RecallCallbackHandler(BaseCallbackHandler):
             ``max_queue`` and are dropped once it is full (``live.stats`` counts them).
         sample_rate: the share of those retrievals to score, by a hash of the query (the
             logger's own ``sample_rate`` samples the referenced ones).
+        group_by: with a ``logger``, ``"retrieval"`` (the default) submits each retrieval as
+            it ends; ``"trace"`` one record per root run (the handler must be in its
+            callbacks) when it ends: its retrievals' documents joined as ``captured_samples``
+            joins them, with each chunk's step, the first reference known for their queries
+            (without one, the first query is the question). A root run that fails submits
+            nothing; ``failed_runs`` counts those.
 
     Captured retrievals are kept until ``clear()``; ``no_reference`` counts the finished
-    retrievals without a reference. ``flush()`` / ``close()`` wait for the live scores.
+    retrievals (with ``group_by="trace"``, root runs) without a reference. ``flush()`` /
+    ``close()`` wait for the live scores.
     """
 
     raise_error: bool = False
@@ -67,11 +79,16 @@ class RecallCallbackHandler(BaseCallbackHandler):
         sample_rate: float = 1.0,
         max_calls_per_minute: int | None = 60,
         max_queue: int = 1000,
+        group_by: GroupBy = "retrieval",
     ):
+        if group_by not in ("retrieval", "trace"):
+            raise ValueError(f"group_by must be 'retrieval' or 'trace', not {group_by!r}")
         self.references = ReferenceBook(references)
         self.logger = logger
         self.reference_key = reference_key
+        self.group_by = group_by
         self.no_reference = 0
+        self.failed_runs = 0
         self.live = live_scorer(
             no_reference,
             logger,
@@ -82,6 +99,8 @@ class RecallCallbackHandler(BaseCallbackHandler):
         self._lock = threading.Lock()
         self._retrievals: dict[UUID, CapturedRetrieval] = {}
         self._runs: RunTree[UUID] = RunTree()
+        # group_by="trace" with a logger: each root run's retriever runs so far, in start order
+        self._open: dict[UUID, list[UUID]] = {}
 
     # -- reading what was captured ---------------------------------------------------------
 
@@ -107,7 +126,9 @@ class RecallCallbackHandler(BaseCallbackHandler):
         with self._lock:
             self._retrievals.clear()
             self._runs.clear()
+            self._open.clear()
             self.no_reference = 0
+            self.failed_runs = 0
 
     def flush(self) -> None:
         """Wait until the retrievals handed to the live scorer are scored and written."""
@@ -125,12 +146,15 @@ class RecallCallbackHandler(BaseCallbackHandler):
         self,
         references: References | None = None,
         *,
-        group_by: Literal["retrieval", "trace"] = "retrieval",
+        group_by: GroupBy = "retrieval",
     ) -> list[tuple[UUID, Sample]]:
         """(run id, sample) for each finished retrieval whose reference is known.
 
         ``group_by="trace"`` merges the documents of all retrievals under one root run into
-        one sample (keyed by the root run id), for chains that retrieve more than once.
+        one sample (keyed by the root run id, each document once), for chains that retrieve
+        more than once; where there are several, each chunk's metadata has the step that
+        first retrieved it (``retrieval_step``, 1-based in start order) and its query
+        (``retrieval_query``), as ``ragrecall.load_traces`` gives them.
         """
         book = ReferenceBook(references) if references is not None else self.references
         done = [r for r in self.retrievals if r.finished and not r.nested]
@@ -139,11 +163,10 @@ class RecallCallbackHandler(BaseCallbackHandler):
             groups.setdefault(r.run_id if group_by == "retrieval" else r.root_run_id, []).append(r)
         out: list[tuple[UUID, Sample]] = []
         for key, members in groups.items():
-            reference = _first(self._reference(r, book) for r in members)
+            reference = reference_of(members, book)
             if reference is None:
                 continue
-            documents = unique([d for r in members for d in r.documents or []])
-            chunks = documents_to_chunks(documents)
+            chunks = step_chunks(steps(members))
             out.append((key, reference.model_copy(update={"retrieved_contexts": chunks})))
         return out
 
@@ -152,7 +175,7 @@ class RecallCallbackHandler(BaseCallbackHandler):
         references: References | None = None,
         metrics: Sequence[Metric[RecallResult]] | None = None,
         *,
-        group_by: Literal["retrieval", "trace"] = "retrieval",
+        group_by: GroupBy = "retrieval",
         **evaluate_kwargs: Any,
     ) -> EvaluationReport:
         """Score the captured contexts (see ``captured_samples``) with ``ragrecall.evaluate``.
@@ -177,16 +200,16 @@ class RecallCallbackHandler(BaseCallbackHandler):
         self._runs.enter(run_id, parent_run_id)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._forget(run_id)
+        self._forget(run_id, failed=False)
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._forget(run_id)
+        self._forget(run_id, failed=True)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._forget(run_id)
+        self._forget(run_id, failed=False)
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._forget(run_id)
+        self._forget(run_id, failed=True)
 
     def on_tool_start(
         self,
@@ -210,16 +233,19 @@ class RecallCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         self._runs.enter(run_id, parent_run_id)
+        root = self._runs.root(run_id)
         with self._lock:
             self._retrievals[run_id] = CapturedRetrieval(
                 run_id=run_id,
                 parent_run_id=parent_run_id,
-                root_run_id=self._runs.root(run_id),
+                root_run_id=root,
                 name=kwargs.get("name") or (serialized or {}).get("name"),
                 query=query,
                 nested=parent_run_id in self._retrievals,
                 reference=(metadata or {}).get(self.reference_key),
             )
+            if self._by_trace and root != run_id:
+                self._open.setdefault(root, []).append(run_id)
 
     def on_retriever_end(
         self,
@@ -236,8 +262,10 @@ class RecallCallbackHandler(BaseCallbackHandler):
             done = replace(started, documents=list(documents))
             self._retrievals[run_id] = done
         self._runs.leave(run_id)
-        if self.logger is not None and not done.nested:
-            self._submit(done)
+        # by trace, a retriever run under a root run waits for the root's end
+        by_trace = self._by_trace and done.root_run_id != run_id
+        if self.logger is not None and not done.nested and not by_trace:
+            self._submit(run_id, [done])
 
     def on_retriever_error(
         self,
@@ -255,36 +283,31 @@ class RecallCallbackHandler(BaseCallbackHandler):
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _forget(self, run_id: UUID) -> None:
-        """Parent links are needed only while a run is in flight (its retrievers start)."""
+    @property
+    def _by_trace(self) -> bool:
+        return self.logger is not None and self.group_by == "trace"
+
+    def _forget(self, run_id: UUID, *, failed: bool) -> None:
+        """Parent links are needed only while a run is in flight (its retrievers start); by
+        trace, a root run's end submits its retrievals (its failure, nothing)."""
         self._runs.leave(run_id)
+        with self._lock:
+            started = self._open.pop(run_id, [])
+            if started and failed:
+                self.failed_runs += 1
+                return
+            found = [self._retrievals.get(r) for r in started]
+        members = [r for r in found if r is not None and r.finished and not r.nested]
+        if members:
+            self._submit(run_id, members)
 
-    def _reference(self, retrieval: CapturedRetrieval, book: ReferenceBook) -> Sample | None:
-        reference = as_reference(retrieval.query, retrieval.reference)
-        if reference is None and book:
-            reference = book.lookup(retrieval.query)
-        return reference
-
-    def _submit(self, retrieval: CapturedRetrieval) -> None:
+    def _submit(self, run_id: UUID, members: list[CapturedRetrieval]) -> None:
         assert self.logger is not None
         try:
-            reference = self._reference(retrieval, self.references)
-            parent, run_id = retrieval.parent_run_id, str(retrieval.run_id)
-            extra = {"parent_run_id": str(parent) if parent else None, "retriever": retrieval.name}
-            documents = retrieval.documents or []
+            reference = reference_of(members, self.references)
             if reference is None:
                 with self._lock:
                     self.no_reference += 1
-                if self.live is not None:
-                    offer(self.live, retrieval.query, retrieval.query, documents, run_id, extra)
-                return
-            sample = reference.model_copy(
-                update={"retrieved_contexts": documents_to_chunks(documents)}
-            )
-            self.logger.submit(sample, run_id=run_id, extra=extra)
+            submit(self.logger, self.live, run_id, members, reference)
         except Exception:
-            log.exception("ragrecall: could not submit retriever run %s", retrieval.run_id)
-
-
-def _first(values: Any) -> Sample | None:
-    return next((v for v in values if v is not None), None)
+            log.exception("ragrecall: could not submit run %s", run_id)

@@ -4,20 +4,24 @@ A chunk's id is the document's ``id``, else its metadata ``id`` or ``source``, e
 1-based position; a repeated id gets ``#<rank>`` appended, since a sample's ids are unique.
 Documents may also come as dicts: ``{"page_content", "metadata", "id"}`` (LangSmith run
 outputs) or LangChain's serialized form ``{"lc": 1, "type": "constructor", "kwargs": {...}}``.
+
+``step_chunks`` joins the documents of several retrieval steps (an agent's searches for one
+answer): each chunk's metadata says which step first retrieved it, as ``load_traces`` does.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
 
 from ragrecall import Chunk
+from ragrecall.adapters import RETRIEVAL_QUERY, RETRIEVAL_STEP
 
-__all__ = ["documents_to_chunks", "to_document", "unique"]
+__all__ = ["documents_to_chunks", "step_chunks", "to_document", "unique"]
 
 _SCORE_KEYS = ("score", "relevance_score", "similarity_score", "_score")
 
@@ -83,8 +87,32 @@ def unique(documents: list[Document]) -> list[Document]:
     seen: set[tuple[str | None, str]] = set()
     kept = []
     for doc in documents:
-        key = (doc.id, doc.page_content)
+        key = _key(doc)
         if key not in seen:
             seen.add(key)
             kept.append(doc)
     return kept
+
+
+def step_chunks(steps: Sequence[tuple[str, Sequence[Document]]]) -> list[Chunk]:
+    """The chunks of the union of several retrieval steps' documents, each ``(query,
+    documents)`` in start order: each document once, first kept. Where there are several
+    steps, each chunk's metadata has ``retrieval_step`` (1-based: the step that first
+    retrieved it) and ``retrieval_query`` (that step's query); one step: plain chunks."""
+    first: dict[tuple[str | None, str], tuple[Document, int, str]] = {}
+    for step, (query, documents) in enumerate(steps, start=1):
+        for doc in documents:
+            first.setdefault(_key(doc), (doc, step, query))
+    chunks = documents_to_chunks(doc for doc, _, _ in first.values())
+    if len(steps) < 2:
+        return chunks
+    return [
+        chunk.model_copy(
+            update={"metadata": {**chunk.metadata, RETRIEVAL_STEP: step, RETRIEVAL_QUERY: query}}
+        )
+        for chunk, (_, step, query) in zip(chunks, first.values(), strict=True)
+    ]
+
+
+def _key(doc: Document) -> tuple[str | None, str]:
+    return (doc.id, doc.page_content)

@@ -96,6 +96,8 @@ SUBMODULES = {
         # explanation, claim_metadata: the one wording and per-claim fields MLflow, Phoenix and
         # the traces' write-back share
         "claim_metadata", "explanation",
+        # the chunk metadata keys naming the retrieval step (and its query) of an agent's chunk
+        "RETRIEVAL_QUERY", "RETRIEVAL_STEP",
         # the live scoring of retrievals without a reference, shared by the adapters
         "LiveScorer", "LiveStats", "live_scorer", "no_reference_metric",
     ],

@@ -8,11 +8,19 @@ from typing import Any
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
-from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
+from langchain_core.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableLambda,
+    RunnableParallel,
+    RunnablePassthrough,
+)
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 from langchain_ragrecall import RecallCallbackHandler, RecallRetriever
 
-from ragrecall import ClaimCache, ContextRecall, RecallLogger
+from ragrecall import ClaimCache, ContextRecall, RecallLogger, Sample, evaluate
+from ragrecall.adapters import RETRIEVAL_QUERY, RETRIEVAL_STEP, explanation
+from ragrecall.engines import Record
 from ragrecall.sinks import CallableSink, RecallRecord
 from ragrecall.testing import ScriptedJudge
 
@@ -110,6 +118,103 @@ def test_group_by_trace_merges_a_chains_retrievals(store: InMemoryVectorStore) -
         "context_recall"
     ]
     assert result.score == 1.0
+
+
+# An agent's three searches for one answer: the third finds "eiffel" again, and "cats".
+SEARCHES = ["Eiffel Tower location", "Colosseum in Rome", "cats purr Eiffel"]
+AGENT_REFERENCE = (
+    "The Eiffel Tower is in Paris. Cats purr when they are content. Big Ben is a bell in London."
+)
+# (chunk, the step that first retrieved it): "eiffel" found again at step 3 keeps step 1
+UNION = [("eiffel", 1), ("eiffel-1889", 1), ("colosseum", 2), ("gladiators", 2), ("cats", 3)]
+
+
+def agent_of(retriever: VectorStoreRetriever, *, fail: bool = False) -> Runnable[str, str]:
+    """A stand-in agent: searches three times in one run, then answers (or fails)."""
+
+    def agent(question: str, config: RunnableConfig) -> str:
+        found = [doc for query in SEARCHES for doc in retriever.invoke(query, config)]
+        if fail:
+            raise RuntimeError("the agent gave up")
+        return " ".join(dict.fromkeys(doc.page_content for doc in found))
+
+    return RunnableLambda(agent)
+
+
+def agent_config(handler: RecallCallbackHandler, root: uuid.UUID) -> RunnableConfig:
+    return {"callbacks": [handler], "run_id": root, "metadata": {"reference": AGENT_REFERENCE}}
+
+
+def steps_of(sample: Sample) -> list[tuple[str, Any]]:
+    return [(c.id, c.metadata.get(RETRIEVAL_STEP)) for c in sample.retrieved_contexts]
+
+
+def test_an_agents_searches_make_one_sample_with_steps(
+    base_retriever: VectorStoreRetriever, make_chain: Any
+) -> None:
+    handler, root = RecallCallbackHandler(), uuid.uuid4()
+    agent_of(base_retriever).invoke("Tell me about Paris and cats.", agent_config(handler, root))
+    assert [r.query for r in handler.in_trace(root)] == SEARCHES
+    ((key, sample),) = handler.captured_samples(group_by="trace")
+    assert key == root and steps_of(sample) == UNION
+    assert [c.metadata[RETRIEVAL_QUERY] for c in sample.retrieved_contexts] == [
+        SEARCHES[step - 1] for _, step in UNION
+    ]
+    (result,) = evaluate([sample], [recall()]).results["context_recall"]
+    assert result.score == pytest.approx(2 / 3)
+    lines = explanation(result, sample).splitlines()
+    assert lines[1].endswith('retrieved at step 1 (query "Eiffel Tower location")')
+    assert lines[2].endswith('retrieved at step 3 (query "cats purr Eiffel")')
+    # per retrieval, and a trace of one retrieval: no steps, as before
+    per_retrieval = handler.captured_samples()
+    assert len(per_retrieval) == 3
+    assert all(step is None for _, s in per_retrieval for _, step in steps_of(s))
+    handler.clear()
+    make_chain(base_retriever).invoke(Q, config=agent_config(handler, uuid.uuid4()))
+    ((_, single),) = handler.captured_samples(group_by="trace")
+    assert steps_of(single) == [("eiffel", None), ("eiffel-1889", None)]
+
+
+def test_live_logging_by_trace_writes_one_record_per_agent_run(
+    base_retriever: VectorStoreRetriever,
+) -> None:
+    seen: list[Record] = []
+    root = uuid.uuid4()
+    with RecallLogger([recall()], [CallableSink(seen.append)]) as logger:
+        handler = RecallCallbackHandler(logger=logger, group_by="trace", no_reference="skip")
+        agent_of(base_retriever).invoke(
+            "Tell me about Paris and cats.", agent_config(handler, root)
+        )
+    (record,) = seen
+    assert record.run_id == str(root) and record.reference == AGENT_REFERENCE
+    assert record.extra["retrievers"] == ["VectorStoreRetriever"] * 3
+    assert record.extra["retrieval_run_ids"] == [str(r.run_id) for r in handler.in_trace(root)]
+    sample = Sample(user_input=record.query or "", retrieved_contexts=record.chunks)
+    assert steps_of(sample) == UNION
+    result = record.results["context_recall"]
+    assert result.score == pytest.approx(2 / 3)
+    assert 'retrieved at step 3 (query "cats purr Eiffel")' in explanation(result, sample)
+    assert handler.no_reference == 0 and handler.failed_runs == 0
+
+
+def test_live_logging_by_trace_submits_nothing_for_a_failed_run(
+    base_retriever: VectorStoreRetriever,
+) -> None:
+    seen: list[Record] = []
+    with RecallLogger([recall()], [CallableSink(seen.append)]) as logger:
+        handler = RecallCallbackHandler(logger=logger, group_by="trace", no_reference="skip")
+        with pytest.raises(RuntimeError, match="gave up"):
+            agent_of(base_retriever, fail=True).invoke(
+                "Tell me about Paris and cats.", agent_config(handler, uuid.uuid4())
+            )
+        assert handler.failed_runs == 1
+        agent_of(base_retriever).invoke("Again.", config={"callbacks": [handler]})
+        assert handler.no_reference == 1  # the run without a reference: counted once
+    assert seen == [] and len(handler.retrievals) == 6
+    handler.clear()
+    assert handler.failed_runs == 0 and handler.no_reference == 0
+    with pytest.raises(ValueError, match="group_by"):
+        RecallCallbackHandler(group_by="answer")  # type: ignore[arg-type]
 
 
 def test_a_wrapped_retriever_is_scored_once(

@@ -3,7 +3,7 @@ the traces' write-back carry, and the per-claim verdicts as plain fields for the
 
 Given the sample, a supported claim of a sample joined from several retrieval steps (an
 agent's trace) also says the step that first retrieved its evidence: ``load_traces`` records
-each chunk's step and query in its metadata under ``STEP`` and ``QUERY``."""
+each chunk's step and query in its metadata under ``RETRIEVAL_STEP`` and ``RETRIEVAL_QUERY``."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 from ..._core.schemas import ClaimVerdict, RecallResult, Sample
 
-__all__ = ["QUERY", "STEP", "claim_metadata", "explanation"]
+__all__ = ["RETRIEVAL_QUERY", "RETRIEVAL_STEP", "claim_metadata", "explanation"]
 
-STEP = "retrieval_step"  # a chunk's metadata: the 1-based step that first retrieved it
-QUERY = "retrieval_query"  # and that step's query
+RETRIEVAL_STEP = "retrieval_step"  # a chunk's metadata: the 1-based step that first retrieved it
+RETRIEVAL_QUERY = "retrieval_query"  # and that step's query
 
 
 def explanation(result: RecallResult, sample: Sample | None = None) -> str:
@@ -84,9 +84,9 @@ def _steps(sample: Sample | None) -> dict[str, tuple[int, str | None]]:
     """Each chunk id's retrieval step and query; empty unless the sample has steps."""
     chunks = sample.retrieved_contexts if sample is not None else []
     return {
-        c.id: (c.metadata[STEP], c.metadata.get(QUERY))
+        c.id: (c.metadata[RETRIEVAL_STEP], c.metadata.get(RETRIEVAL_QUERY))
         for c in chunks
-        if isinstance(c.metadata.get(STEP), int)
+        if isinstance(c.metadata.get(RETRIEVAL_STEP), int)
     }
 
 

@@ -21,7 +21,7 @@ from ragrecall._io.references import ReferenceBook, error_type
 
 from ..safe import loads, regular_file
 from ..samples import iter_rows, load_samples
-from .explain import QUERY, STEP, claim_metadata, explanation
+from .explain import RETRIEVAL_QUERY, RETRIEVAL_STEP, claim_metadata, explanation
 from .langsmith import is_run, run_spans
 from .otlp import Evaluation, OtlpFile, read_otlp
 from .spans import Document, Retrieval, Span, retrievals
@@ -274,7 +274,7 @@ def _sample(
     chunks: dict[str, Chunk] = {}
     for step, found in enumerate(group, start=1):
         # an agent's several steps: each chunk says which first retrieved it, and its query
-        at = {STEP: step, QUERY: found.span.input} if len(group) > 1 else {}
+        at = {RETRIEVAL_STEP: step, RETRIEVAL_QUERY: found.span.input} if len(group) > 1 else {}
         for doc in found.documents:
             chunk = _chunk(doc, len(chunks) + 1, texts, missing, at)
             chunks.setdefault(chunk.id, chunk)
