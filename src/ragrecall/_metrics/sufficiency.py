@@ -51,7 +51,7 @@ from .text.windows import Window, pack
 from .text.words import content_words, passages_quoting
 from .verdicts.decide import p_true
 from .verdicts.grounding import evidence_refusal
-from .verdicts.quarantine import alone, suspects
+from .verdicts.quarantine import cleared, suspects
 
 __all__ = ["DEFAULT_ANSWERED_THRESHOLD", "Sufficiency"]
 
@@ -231,20 +231,19 @@ class Sufficiency(Metric[SufficiencyResult]):
         self, question: str, verdict: SubQuestionVerdict, window: Window, usage: Usage
     ) -> Steps[SubQuestionVerdict]:
         """An answer given while a passage that could hide an order was in view counts only
-        if the judge gives it again with its passage alone in view (``verdicts/quarantine.py``)."""
+        if the judge gives it again with that out of view (``verdicts/quarantine.py``)."""
         where = suspects(window, question)
         if not where:
             return verdict
-        shown = next(p for p in window if p.chunk.id in verdict.chunk_ids)
-        seen = alone(question, shown, verdict.answer or "")
-        if seen is not None:
-            call = {"passages": self.render_passages([seen]), "question": question}
+        seen = cleared(window, question, verdict.answer or "", verdict.chunk_ids[0])
+        if seen:
+            call = {"passages": self.render_passages(seen), "question": question}
             reply = yield from ask(Call(self._chain("answer"), call), usage)
             assert isinstance(reply.parsed, AnswerSpan)
-            if self._checked(question, reply.parsed, [seen], p_true(reply.raw)).answerable:
-                reason = f"{verdict.reason}; confirmed on its passage alone, as {where}"
+            if self._checked(question, reply.parsed, seen, p_true(reply.raw)).answerable:
+                reason = f"{verdict.reason}; confirmed with it out of view, as {where}"
                 return verdict.model_copy(update={"reason": reason})
-        why = f"the judge answered, but not when shown its answer's passage alone, and {where}"
+        why = f"the judge answered, but not with what could hold an order out of view, and {where}"
         return _unanswered(
             question, why, verdict.p_answered, answer=verdict.answer, chunk_ids=verdict.chunk_ids
         )

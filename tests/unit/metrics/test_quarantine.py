@@ -1,5 +1,6 @@
 """The second look: a "supported" verdict given while a passage that could hide an order was
-in view counts only if the judge, shown its evidence alone, says so again (quarantine.py)."""
+in view counts only if the judge, shown the window with that out of view, says so again
+(quarantine.py)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_a_pure_order_that_sends_the_judge_to_an_honest_near_miss_buys_nothing(
     metric = ContextRecall(judge, cache=ClaimCache(), **options)
     (verdict,) = metric.score(_sample(HONEST, ORDER)).verdicts
     assert not verdict.attributed
-    assert "not when shown its evidence alone" in verdict.reason
+    assert "not with what could hold an order out of view" in verdict.reason
     assert "passage 2 was in view (it is not plain prose: text in another language)" in (
         verdict.reason
     )
@@ -62,16 +63,16 @@ def test_plain_passages_need_no_second_look() -> None:
     (verdict,) = metric.score(_sample(HONEST, "Loam holds water well.")).verdicts
     assert verdict.attributed
     assert len(calls) == 1
-    assert "alone" not in verdict.reason
+    assert "out of view" not in verdict.reason
 
 
-def test_support_confirmed_on_its_evidence_alone_counts() -> None:
+def test_support_confirmed_with_the_order_out_of_view_counts() -> None:
     calls: list[str] = []
     metric = ContextRecall(_always_supported(calls), cache=ClaimCache(), strategy="per_claim")
     (verdict,) = metric.score(_sample(HONEST, ORDER, claim="Seoul is the capital.")).verdicts
     assert verdict.attributed
     assert verdict.chunk_ids == ["c1"]
-    assert "confirmed on its evidence alone" in verdict.reason
+    assert "confirmed with it out of view" in verdict.reason
     assert len(calls) == 2
     # The second look shows the aligned sentence and nothing else: the order is out of view.
     assert HONEST in calls[1]
@@ -95,6 +96,6 @@ def test_a_suspect_passage_is_shown_again_without_its_suspect_sentences() -> Non
     sample = _sample(chunk, claim="Seoul is the capital of South Korea.")
     (verdict,) = metric.score(sample).verdicts
     assert verdict.attributed
-    assert "confirmed on its evidence alone" in verdict.reason
+    assert "confirmed with it out of view" in verdict.reason
     assert "The capital of South Korea is Seoul, its largest city." in calls[1]
     assert "recenzenta" not in calls[1]

@@ -215,7 +215,7 @@ def _foreign(text: str, english: bool) -> bool:
     """A sentence outside quotation marks in another script than the claim's, or in another
     language written in Latin letters (three of its function words or more, more than the
     English ones of three letters or more; or accented letters and almost no English function
-    words), when the claim is English."""
+    words, or none of three letters or more), when the claim is English."""
     if not english:
         return False
     for sentence in split_sentences(_QUOTED.sub(" ", text)):
@@ -231,5 +231,7 @@ def _foreign(text: str, english: bool) -> bool:
         accented = sum(not c.isascii() for c in letters)
         ours = sum(w in FUNCTION_WORDS for w in words)
         if accented >= 3 and len(words) >= 6 and ours < 0.15 * len(words):
+            return True
+        if accented >= 2 and len(words) >= 4 and not any(w in _ENGLISH for w in words):
             return True
     return False

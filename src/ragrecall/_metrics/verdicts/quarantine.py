@@ -1,5 +1,5 @@
 """A second look: a "supported" verdict given while a passage that could hide an order was in
-view counts only if the judge, shown its evidence alone, says so again.
+view counts only if the judge, shown the window with that out of view, says so again.
 
 An order the rules can read is cut out or withheld before the judge reads a chunk
 (``redaction``). One they cannot read hides in a chunk that is not plain prose (another
@@ -10,14 +10,14 @@ check of the cited text alone tells obedience from support: the library's eviden
 near miss ("Seoul is the capital of South Korea" for "Busan is the capital of South Korea")
 shares most of the claim's words.
 
-The second look shows the judge the passage that holds the evidence and nothing else, so an
-order in another passage is out of view. Where that passage is itself suspect, its sentences
-that could hold an order are left out too, and one that holds the evidence is cut to the part
-of it that matches the claim (for an English claim, without the letters of other scripts); if
-what is left could still hold one (an order spread over lines), only that part is shown, and
-it must state the claim in its own words. The second verdict, checked the same way, decides.
-Passages in plain prose, as on the shared datasets, never need it
-(benchmarks/security/injection.py).
+The second look shows the judge the window again with what could hold an order out of view:
+each suspect passage without its sentences that could hold one (the sentence that holds the
+evidence cut to the part of it that matches the claim; for an English claim, without the
+letters of other scripts), a passage that could still hold one (an order spread over lines)
+left out, or, if it holds the evidence, cut to that part, which must then state the claim in
+its own words. That is the window as it would read without the order, so the second verdict,
+checked the same way, decides as the judge would have without it. Passages in plain prose, as
+on the shared datasets, never need it (benchmarks/security/injection.py).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ..text.words import normalize, quote_states, split_sentences
 from .decide import Evidence, verdict_of
 from .grounding import in_english, not_plain
 
-__all__ = ["alone", "second_look", "suspect", "suspects"]
+__all__ = ["cleared", "second_look", "suspect", "suspects"]
 
 Ask = Callable[[dict[str, Any]], Steps[Reply]]
 
@@ -69,18 +69,27 @@ def suspects(window: Window, text: str) -> str:
     return ""
 
 
-def alone(text: str, shown: Passage, evidence: str) -> Passage | None:
-    """``shown`` (the passage that holds ``evidence`` for the claim or question ``text``) as
-    the second look shows it, or None if even its evidence alone could hold an order: the
-    passage without its sentences that could hold one; the sentence that holds the evidence
-    cut to the part that matches ``text``; if what is left could still hold one (an order
-    spread over lines), only that part, which must then state ``text`` in its own words."""
-    kept = _cleaned(text, shown.text, evidence)
-    if _suspect(kept, in_english(text)):
-        kept = _matching(text, evidence)
-        if not quote_states(kept, text):
-            return None
-    return Passage(shown.number, shown.chunk, kept)
+def cleared(window: Window, text: str, evidence: str, chunk_id: str) -> Window | None:
+    """``window`` as the second look shows it, for the claim or question ``text`` whose
+    ``evidence`` the judge found in chunk ``chunk_id``: every passage without its sentences
+    that could hold an order (the sentence that holds the evidence cut to the part of it that
+    matches ``text``); a passage that could still hold one (an order spread over lines) left
+    out, or if it holds the evidence, cut to that part, which must then state ``text`` in its
+    own words (None if it does not)."""
+    english = in_english(text)
+    shown: Window = []
+    for passage in window:
+        holds = passage.chunk.id == chunk_id
+        kept = _cleaned(text, passage.text, evidence if holds else "")
+        if _suspect(kept, english):
+            if not holds:
+                continue
+            kept = _matching(text, evidence)
+            if not quote_states(kept, text):
+                return None
+        if kept.strip():
+            shown.append(Passage(passage.number, passage.chunk, kept))
+    return shown
 
 
 def second_look(
@@ -94,25 +103,25 @@ def second_look(
     render: PassageRenderer,
 ) -> Steps[ClaimVerdict]:
     """``verdict`` (supported) as it stands if no passage of ``window`` is suspect; otherwise
-    the judge is asked again with only its evidence in view, and that verdict decides."""
+    the judge is asked again with what could hold an order out of view (``cleared``), and
+    that verdict decides."""
     if not verdict.attributed:
         return verdict
     where = suspects(window, claim)
     if not where:
         return verdict
-    shown = next((p for p in window if p.chunk.id in verdict.chunk_ids), None)
-    if shown is None or not verdict.evidence:
-        return _refused(verdict, f"it cited no evidence to check alone, and {where}")
-    seen = alone(claim, shown, verdict.evidence)
+    if not verdict.chunk_ids or not verdict.evidence:
+        return _refused(verdict, f"it cited no evidence to check, and {where}")
+    seen = cleared(window, claim, verdict.evidence, verdict.chunk_ids[0])
     if seen is None:
         return _refused(verdict, f"its evidence does not state the claim, and {where}")
-    reply = yield from ask_one({"passages": render([seen]), "claim": claim})
-    again = verdict_of(claim, reply, [seen], evidence, decision)
+    reply = yield from ask_one({"passages": render(seen), "claim": claim})
+    again = verdict_of(claim, reply, seen, evidence, decision)
     if again.attributed:
         return verdict.model_copy(
-            update={"reason": f"{verdict.reason}; confirmed on its evidence alone, as {where}"}
+            update={"reason": f"{verdict.reason}; confirmed with it out of view, as {where}"}
         )
-    return _refused(verdict, f"not when shown its evidence alone, and {where}")
+    return _refused(verdict, f"not with what could hold an order out of view, and {where}")
 
 
 def _cleaned(claim: str, text: str, evidence: str) -> str:
