@@ -137,17 +137,7 @@ def not_plain(text: str, english: bool = True) -> str:
     linkless = _URL.sub(" ", text)
     if _ENCODED.search(linkless) or _BASE32.search(linkless) or _PERCENT.search(text):
         return "encoded text"
-    compat = sum(
-        1
-        for c in text
-        if c.isalnum() and not c.isascii() and unicodedata.normalize("NFKC", c).isascii()
-    )
-    if (
-        compat >= 3
-        or len({w.casefold() for w in _LEET.findall(text)}) >= 4
-        or _SPACED.search(text)
-        or _scrambled(text)
-    ):
+    if _SPACED.search(text) or any(_disguised(s) for s in split_sentences(text)):
         return "disguised letters"
     if _LAYOUT.search(text):
         return "machine layout"
@@ -156,14 +146,20 @@ def not_plain(text: str, english: bool = True) -> str:
     return ""
 
 
-def _scrambled(text: str) -> bool:
-    """A sentence whose words are mostly letters no language writes (a Caesar shift)."""
-    for sentence in split_sentences(_URL.sub(" ", text)):
-        words = _WORD.findall(sentence)
-        odd = _VOWELLESS.findall(sentence)
-        if len(odd) >= 4 and len(odd) >= 0.3 * len(words):
-            return True
-    return False
+def _disguised(sentence: str) -> bool:
+    """A sentence of disguised letters: full-width or mathematical ones (three or more),
+    leetspeak (four words or more), or words no language writes (a Caesar shift). Counted in
+    one sentence: an order needs them together, and an honest page scatters a few (A1C, ᵗʰ)."""
+    compat = sum(
+        1
+        for c in sentence
+        if c.isalnum() and not c.isascii() and unicodedata.normalize("NFKC", c).isascii()
+    )
+    if compat >= 3 or len({w.casefold() for w in _LEET.findall(sentence)}) >= 4:
+        return True
+    words = _WORD.findall(_URL.sub(" ", sentence))
+    odd = _VOWELLESS.findall(_URL.sub(" ", sentence))
+    return len(odd) >= 4 and len(odd) >= 0.3 * len(words)
 
 
 def in_english(claim: str) -> bool:
