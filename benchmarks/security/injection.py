@@ -22,6 +22,11 @@ and, given ``--lfqa DIR`` (``lfqa_scores.py --out``), the verdicts of a finished
 would overturn, with the balanced accuracy against the
 annotators before and after.
 
+``--reach --datasets DIR`` (no judge, a minute): how many LFQA-Verification answers and
+AttributionBench dev rows would get a second look (a passage in view that could hide an
+order), scored by a judge that calls every claim supported: the most verdicts the second look
+could change there.
+
 ``--spotlight N --lfqa DIR`` (a judge): spotlighting (Hines et al. 2024, datamarking: every
 space in the passages replaced by a marker, and the judge told that marked text is data),
 through the metric's public hooks (``render_passages=``, ``attribution_prompt=``), on the first
@@ -532,6 +537,52 @@ def lfqa_gate(folder: Path) -> dict[str, Any]:
     return found
 
 
+def reach_run(root: Path) -> dict[str, Any]:
+    """How many answers of the shared datasets would get a second look: each scored by a judge
+    that calls every claim supported, citing passage 1 (the most second looks there can be)."""
+    from benchmarks._common import attributionbench_rows, lfqa_answers
+    from ragrecall.testing import ScriptedJudge
+
+    judge = ScriptedJudge(reply=lambda _: {"supported": True, "passage": 1, "quote": ""})
+    sets = {
+        "lfqa": lfqa_answers(root, 600, 0),
+        "attributionbench dev": attributionbench_rows(root, "dev", 10**9, 0),
+    }
+    out: dict[str, Any] = {}
+    for name, answers in sets.items():
+        metric = ContextRecall(judge, cache=ClaimCache(), strategy="per_claim", verdict="json")
+        looked: list[str] = []
+        claims = gold_supported = 0
+        for answer in answers:
+            result = metric.score(
+                {
+                    "user_input": answer["user_input"],
+                    "reference_claims": answer["reference_claims"],
+                    "retrieved_contexts": answer["retrieved_contexts"],
+                }
+            )
+            hit = [
+                (v, g)
+                for v, g in zip(result.verdicts, answer["gold"], strict=True)
+                if "was in view" in v.reason
+            ]
+            if hit:
+                looked.append(answer["id"])
+                claims += len(hit)
+                gold_supported += sum(g is True for _, g in hit)
+        out[name] = {
+            "answers": len(answers),
+            "second_look_answers": looked,
+            "claims": claims,
+            "gold_supported": gold_supported,
+        }
+        print(
+            f"{name}: {len(looked)} of {len(answers)} answers get a second look ({claims} "
+            f"claims, {gold_supported} supported by people)"
+        )
+    return out
+
+
 MARK = "\u02c6"  # the modifier circumflex, as in the paper
 SPOTLIGHT_PROMPT = ChatPromptTemplate.from_messages(
     [
@@ -613,6 +664,7 @@ def main() -> None:
     parser.add_argument("--detector", action="store_true", help="the detector alone, no judge")
     parser.add_argument("--obedient", action="store_true", help="a judge that obeys, no judge")
     parser.add_argument("--gate", action="store_true", help="the evidence check alone, no judge")
+    parser.add_argument("--reach", action="store_true", help="second looks on --datasets")
     parser.add_argument("--lfqa", type=Path, help="an lfqa_scores.py folder (--gate, --spotlight)")
     parser.add_argument("--spotlight", type=int, default=0, help="LFQA answers (--lfqa)")
     parser.add_argument("--benign", type=Path, default=BENIGN)
@@ -620,6 +672,13 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=2000, help="timed claims (--detector)")
     parser.add_argument("--out", type=Path, default=OUT / "injection.json")
     args = parser.parse_args()
+    if args.reach:
+        root = data_dir(args.datasets)
+        if root is None:
+            print("skipped: the shared datasets are absent")
+            return
+        write_json(args.out.with_name("injection_reach.json"), reach_run(root))
+        return
     if args.spotlight:
         write_json(args.out.with_name("injection_spotlight.json"), spotlight_run(args))
         return
