@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from ragrecall.testing import ScriptedJudge, TextOnlyJudge, keyword_reply, passages
 
 __all__ = [
+    "PATHS",
     "LogprobJudge",
     "ScriptedJudge",
     "TextOnlyJudge",
@@ -49,6 +50,17 @@ def obeying(quote: str, passage: int = 2) -> ScriptedJudge:
 
 
 _BLOCK = re.compile(r'<passage id="(\d+)">\n(.*?)\n</passage>', re.DOTALL)
+
+
+# Every default path a verdict takes (the embedded judge's verdict token, a loopback server's
+# JSON, a remote API's batch) and each evidence mode named explicitly.
+PATHS: dict[str, dict[str, str]] = {
+    "token": {"strategy": "per_claim", "evidence": "align", "verdict": "token"},
+    "loopback": {"strategy": "per_claim", "evidence": "align", "verdict": "json"},
+    "remote": {"strategy": "batched"},
+    "align": {"strategy": "batched", "evidence": "align"},
+    "quote": {"strategy": "per_claim", "evidence": "quote"},
+}
 
 
 def obedient(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import ScriptedJudge, obedient
+from fakes import PATHS, ScriptedJudge, obedient
 from langchain_core.messages import AIMessage
 
 from ragrecall import ClaimCache, ContextRecall
@@ -42,15 +42,6 @@ HONEST = _rows("honest_quoting.jsonl")
 # Defaults as a local server gets them (per-claim, evidence aligned) and as a remote API gets
 # them (batched, quoted).
 DEFAULTS = [{"strategy": "per_claim"}, {"strategy": "batched"}]
-# Every default path (the embedded judge's verdict token, a loopback server's JSON, a remote
-# API's batch) and each evidence mode named explicitly.
-PATHS = {
-    "token": {"strategy": "per_claim", "evidence": "align", "verdict": "token"},
-    "loopback": {"strategy": "per_claim", "evidence": "align", "verdict": "json"},
-    "remote": {"strategy": "batched"},
-    "align": {"strategy": "batched", "evidence": "align"},
-    "quote": {"strategy": "per_claim", "evidence": "quote"},
-}
 
 
 def _inflated(
