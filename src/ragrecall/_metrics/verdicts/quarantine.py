@@ -41,17 +41,13 @@ from ..text.words import normalize, quote_states, split_sentences
 from .decide import Evidence, verdict_of
 from .grounding import in_english, not_plain
 
-__all__ = ["cleared", "second_look", "suspect", "suspects"]
+__all__ = ["cleared", "second_look", "suspects"]
 
 Ask = Callable[[dict[str, Any]], Steps[Reply]]
 
 
-def suspect(passage: Passage, claim: str) -> str:
-    """Why ``passage`` could hold an order the rules cannot read; "" if it cannot."""
-    return _suspect(passage.text, in_english(claim))
-
-
 def _suspect(text: str, english: bool) -> str:
+    """Why ``text`` could hold an order the rules cannot read; "" if it cannot."""
     if QUOTED in text or HIDDEN in text or instructs_judge(text):
         return "an order was cut out of it"
     if talks_to_reader(text):
@@ -63,8 +59,9 @@ def _suspect(text: str, english: bool) -> str:
 def suspects(window: Window, text: str) -> str:
     """Which passage of ``window`` could hold an order the rules cannot read, for a claim or
     question ``text``, and why ("passage 2 was in view (...)"); "" if none."""
+    english = in_english(text)
     for passage in window:
-        if why := suspect(passage, text):
+        if why := _suspect(passage.text, english):
             return f"passage {passage.number} was in view ({why})"
     return ""
 
