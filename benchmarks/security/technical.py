@@ -25,12 +25,7 @@ from ragrecall import ContextRecall
 
 TECHNICAL = DATA / "honest_technical.jsonl"
 UNRELATED = "Loam holds water well and suits most vegetables."
-SECOND_LOOK = (
-    "confirmed with it out of view",
-    "not with what could hold an order out of view",
-    "confirmed on its evidence alone",  # the second look as it read before
-    "not when shown its evidence alone",
-)
+SECOND_LOOK = ("confirmed with it out of view", "not with what could hold an order out of view")
 
 
 def reason_kind(reason: str) -> str:

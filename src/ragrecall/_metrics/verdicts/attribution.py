@@ -111,6 +111,19 @@ def attribute(
     when a batched reply cannot be matched to the claims, or a verdict token cannot be read.
     Where the judge gives logprobs, ``decision`` decides each claim; a token verdict near it
     is asked again in variants by ``refiner`` (``variants.Refiner``)."""
+
+    def ask_one(call: dict[str, Any]) -> Steps[Reply]:
+        """One claim's verdict call: per-claim JSON for a batch, else the chain, falling
+        back to per-claim JSON where a verdict token cannot be read."""
+        if strategy == "batched":
+            return (yield from ask(Call(fallback_chain or chain, call), usage))
+        try:
+            return (yield from ask(Call(chain, call), usage))
+        except JudgeError:
+            if fallback_chain is None:
+                raise
+            return (yield from ask(Call(fallback_chain, call), usage))
+
     verdicts: dict[int, ClaimVerdict] = {}
     for window in windows:
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
@@ -126,16 +139,6 @@ def attribute(
             except JudgeError:
                 if fallback_chain is None:
                     raise
-
-        def ask_one(call: dict[str, Any]) -> Steps[Reply]:
-            if strategy == "batched":
-                return (yield from ask(Call(fallback_chain or chain, call), usage))
-            try:
-                return (yield from ask(Call(chain, call), usage))
-            except JudgeError:
-                if fallback_chain is None:
-                    raise
-                return (yield from ask(Call(fallback_chain, call), usage))
 
         for i in pending:
             if i not in found:

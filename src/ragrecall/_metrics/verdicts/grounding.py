@@ -157,9 +157,9 @@ def _disguised(sentence: str) -> bool:
     )
     if compat >= 3 or len({w.casefold() for w in _LEET.findall(sentence)}) >= 4:
         return True
-    words = _WORD.findall(_URL.sub(" ", sentence))
-    odd = _VOWELLESS.findall(_URL.sub(" ", sentence))
-    return len(odd) >= 4 and len(odd) >= 0.3 * len(words)
+    linkless = _URL.sub(" ", sentence)
+    odd = _VOWELLESS.findall(linkless)
+    return len(odd) >= 4 and len(odd) >= 0.3 * len(_WORD.findall(linkless))
 
 
 def in_english(claim: str) -> bool:

@@ -77,11 +77,11 @@ def cleared(window: Window, text: str, evidence: str, chunk_id: str) -> Window |
     shown: Window = []
     for passage in window:
         holds = passage.chunk.id == chunk_id
-        kept = _cleaned(text, passage.text, evidence if holds else "")
+        kept = _cleaned(text, passage.text, evidence if holds else "", english)
         if _suspect(kept, english):
             if not holds:
                 continue
-            kept = _matching(text, evidence)
+            kept = _matching(text, evidence, english)
             if not quote_states(kept, text):
                 return None
         if kept.strip():
@@ -121,10 +121,9 @@ def second_look(
     return _refused(verdict, f"not with what could hold an order out of view, and {where}")
 
 
-def _cleaned(claim: str, text: str, evidence: str) -> str:
+def _cleaned(claim: str, text: str, evidence: str, english: bool) -> str:
     """``text`` without its sentences that could hold an order; the one that holds
     ``evidence`` becomes the part of the evidence that matches the claim."""
-    english = in_english(claim)
     if not _suspect(text, english):
         return text
     found = normalize(evidence)
@@ -133,14 +132,14 @@ def _cleaned(claim: str, text: str, evidence: str) -> str:
         if not _suspect(sentence, english):
             kept.append(sentence)
         elif found and ((held := normalize(sentence)) in found or found in held):
-            kept.append(_matching(claim, evidence))
+            kept.append(_matching(claim, evidence, english))
     return " ".join(kept)
 
 
-def _matching(claim: str, evidence: str) -> str:
-    """The part of ``evidence`` that matches ``claim``; for an English claim, without the
-    letters of other scripts."""
-    return _span(claim, _latin(evidence) if in_english(claim) else evidence)
+def _matching(claim: str, evidence: str, english: bool) -> str:
+    """The part of ``evidence`` that matches ``claim``; for an English claim (``english``),
+    without the letters of other scripts."""
+    return _span(claim, _latin(evidence) if english else evidence)
 
 
 def _latin(text: str) -> str:
