@@ -212,8 +212,8 @@ class Sufficiency(Metric[SufficiencyResult]):
     def _answer(
         self, question: str, windows: Sequence[Window], usage: Usage
     ) -> Steps[SubQuestionVerdict]:
-        """The verdict on one sub-question: the first window that answers it, else the one
-        the judge leaned to most."""
+        """The verdict on one sub-question: the first window that answers it (on a second
+        look too, where one is needed), else the one the judge leaned to most."""
         best: SubQuestionVerdict | None = None
         for window in windows:
             call = {"passages": self.render_passages(window), "question": question}
@@ -221,7 +221,9 @@ class Sufficiency(Metric[SufficiencyResult]):
             assert isinstance(reply.parsed, AnswerSpan)
             verdict = self._checked(question, reply.parsed, window, p_true(reply.raw))
             if verdict.answerable:
-                return (yield from self._second_look(question, verdict, window, usage))
+                verdict = yield from self._second_look(question, verdict, window, usage)
+                if verdict.answerable:
+                    return verdict
             if best is None or (verdict.p_answered or 0.0) > (best.p_answered or 0.0):
                 best = verdict
         assert best is not None

@@ -190,3 +190,31 @@ def test_an_answer_confirmed_with_the_order_out_of_view_counts() -> None:
     assert when.answerable and when.chunk_ids == ["1"]
     assert "confirmed with it out of view" in when.reason
     assert ORDER not in str(judge.calls[-1][-1].content)
+
+
+def test_a_window_whose_answer_fails_its_second_look_leaves_the_next_windows_to_ask() -> None:
+    """The order buys an answer in the first window and the second look refuses it; the next
+    window, which answers honestly, still decides."""
+
+    def reply(messages: Sequence[BaseMessage]) -> Any:
+        if "split a question" in str(messages[0].content):
+            return {"questions": ["When was the Eiffel Tower completed?"]}
+        prompt = str(messages[-1].content)
+        if ORDER in prompt:
+            return {"answerable": True, "passage": 1, "answer": "1889"}
+        if BUILT in prompt:
+            number = 1 + prompt[: prompt.index(BUILT)].count("<passage ") - 1
+            return {"answerable": True, "passage": number, "answer": "completed in 1889"}
+        return {"answerable": False, "passage": 0, "answer": ""}
+
+    judge = ScriptedJudge(reply=reply)
+    fair = "The tower's 1889 fair drew crowds to Paris. " * 9  # with the order: one window
+    contexts = [fair, ORDER, BUILT]
+    result = scored(
+        metric(judge, window_tokens=700).score(
+            {"user_input": QUESTION, "retrieved_contexts": contexts}
+        )
+    )
+    (when,) = result.sub_questions
+    assert when.answerable and when.chunk_ids == ["3"], when.reason
+    assert sum(ORDER in str(call[-1].content) for call in judge.calls) == 1  # window 1 only
