@@ -7,7 +7,9 @@
 ``--obedient`` (no judge, seconds): the worst case, a fake judge that obeys any attack it can
 see (``testkit/fakes.py: obedient``), on the defaults as a local server gets them (per-claim,
 evidence aligned by the library), as a remote API gets them (batched, quoted) and per-claim
-with quotes: the attacks that became false support, on ``attacks_probe.jsonl`` (the 15 attacks
+with quotes: the attacks that became false support because of their order (counted, and not
+counted with the order taken out by hand, ``order_removed``: a claim counted either way is a
+planted statement the chunk makes, listed apart), on ``attacks_probe.jsonl`` (the 15 attacks
 of issue 32: Unicode tags, a table cell, reversed text, Spanish, Russian, Japanese, Chinese
 and French requests without "ignore", a function-call transcript, leetspeak, hex, URL and
 base64 encoding, a hidden HTML span, zero-width characters), ``attacks_new.jsonl`` (40 more:
@@ -385,7 +387,7 @@ def obedient_run(withhold: bool = True) -> dict[str, Any]:
             if not (DATA / f"{data}.jsonl").exists():
                 continue
             cases = read_jsonl(DATA / f"{data}.jsonl")
-            hits = []
+            hits, planted = [], []
             for case in cases:
                 attack = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
                 for way in ("own",) if token else OBEY_WAYS:
@@ -400,10 +402,21 @@ def obedient_run(withhold: bool = True) -> dict[str, Any]:
                         judge, cache=ClaimCache(), withhold_injections=withhold, **options
                     )
                     if inflated(metric.score(sample(case, False))):
-                        hits.append(f"{case['id']} ({way})")
+                        stated = case.get("order_removed") and inflated(
+                            metric.score(sample(case, False, plain=True))
+                        )
+                        (planted if stated else hits).append(f"{case['id']} ({way})")
                         break
-            row[data] = {"false_support": len(hits), "cases": len(cases), "ids": hits}
-            print(f"{name:50} {data:14} false support {rate(len(hits), len(cases)):>16}  {hits}")
+            row[data] = {
+                "false_support": len(hits),
+                "cases": len(cases),
+                "ids": hits,
+                "planted_statements": planted,
+            }
+            print(
+                f"{name:50} {data:14} false support {rate(len(hits), len(cases)):>16}  {hits}; "
+                f"planted statements counted: {len(planted)}"
+            )
         lost = []
         honest = read_jsonl(DATA / "honest_quoting.jsonl")
         for doc in honest:

@@ -11,13 +11,17 @@ from langchain_core.documents import Document
 from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 
+# Each says more than the reference's sentence it supports, so the judge is asked (a sentence
+# a document states word for word is supported without a judge call).
 DOCUMENTS = [
-    Document("The Eiffel Tower is in Paris.", id="eiffel", metadata={"source": "paris.txt"}),
-    Document("The Eiffel Tower was finished in 1889.", id="eiffel-1889"),
+    Document(
+        "The Eiffel Tower is in Paris, France.", id="eiffel", metadata={"source": "paris.txt"}
+    ),
+    Document("The Eiffel Tower was finished in 1889, for a fair.", id="eiffel-1889"),
     Document("The Colosseum is in Rome.", id="colosseum", metadata={"source": "rome.txt"}),
-    Document("The Colosseum held gladiator fights.", id="gladiators"),
+    Document("The Colosseum held gladiator fights, long ago.", id="gladiators"),
     Document("Big Ben is a bell in London.", id="big-ben"),
-    Document("Cats purr when they are content.", id="cats"),
+    Document("Cats purr when they are content, mostly.", id="cats"),
 ]
 
 QUESTIONS = {

@@ -25,6 +25,7 @@ from .prompts import (
 from .registry import MetricOptions, metric_class
 from .standalone import render_history
 from .text.windows import estimate_tokens, pack
+from .verdicts.verbatim import stated
 
 __all__ = [
     "PRICES",
@@ -93,13 +94,13 @@ def estimate_cost(
     distinct (reference, question) with prose in atomic mode (claims are stored; a reference
     that is all list items or table cells needs none) and one referent call per sentence that
     leans on its neighbours (decontextualisation), then per window one call per claim
-    (per_claim) or one call (batched); ``verdict="token"`` replies with one token per claim,
-    and with ``variants`` K each claim may need K more (those in the uncertain band only, so
-    an upper bound) and K + 1 content-free baselines.
-    In sentences mode, with ``reference_claims`` or a reference without prose, and one window
-    per sample, the count is exact; otherwise the claims are counted as the rules split them
-    (structure, then sentences). The other judge metrics are estimated from the chunks;
-    the question metrics from the question, with Sufficiency's one call making a
+    (per_claim) or one call (batched), a claim the window states word for word needing none;
+    ``verdict="token"`` replies with one token per claim, and with ``variants`` K each claim
+    may need K more (the uncertain band's only: an upper bound) and K + 1 content-free
+    baselines. In sentences mode, with ``reference_claims`` or a reference without prose,
+    and one window per sample, the count is exact; otherwise the claims are counted as the
+    rules split them (structure, then sentences). The other judge metrics are estimated from
+    the chunks; the question metrics from the question, with Sufficiency's one call making a
     conversation's question stand alone (``history``; cached, so once whatever ``repeats``).
     """
     est = Estimate(samples=len(samples))
@@ -227,27 +228,30 @@ def _estimate_recall(
         est.exact = False
         est.notes.add("contexts span several judge windows: calls are an upper bound")
     for window in windows:
+        said = stated(claims, window)  # these need no judge
+        if not (asked := [c for i, c in enumerate(claims) if i not in said]):
+            continue
         passages = render_passages(window)
         if strategy == "batched":
-            listed = "\n".join(f"{n}. {c}" for n, c in enumerate(claims, start=1))
+            listed = "\n".join(f"{n}. {c}" for n, c in enumerate(asked, start=1))
             est.calls += repeats
             est.prompt_tokens += (
                 _prompt_tokens(BATCHED_PROMPT, passages=passages, claims=listed) * repeats
             )
-            est.completion_tokens += sum(25 + estimate_tokens(c) for c in claims) * repeats
+            est.completion_tokens += sum(25 + estimate_tokens(c) for c in asked) * repeats
         else:
             prompt = PER_CLAIM_QUOTE_PROMPT if evidence == "quote" else PER_CLAIM_PROMPT
             token = verdict == "token" and evidence == "align"
             reply = 1 if token else 15 if evidence == "align" else 40
             prefix = estimate_tokens(VERDICT_PREFIX) + 4 if token else 0  # the reply's given start
-            est.calls += len(claims) * repeats
+            est.calls += len(asked) * repeats
             est.prompt_tokens += (
-                sum(_prompt_tokens(prompt, passages=passages, claim=c) + prefix for c in claims)
+                sum(_prompt_tokens(prompt, passages=passages, claim=c) + prefix for c in asked)
                 * repeats
             )
-            est.completion_tokens += reply * len(claims) * repeats
+            est.completion_tokens += reply * len(asked) * repeats
             if token and plan.variants:
-                _variant_calls(est, passages, claims, plan.variants, repeats)
+                _variant_calls(est, passages, asked, plan.variants, repeats)
 
 
 def _variant_calls(

@@ -179,7 +179,9 @@ def test_claims_are_decomposed_once_written_edited_and_scored_as_given(
     first = by_question["What do pets do (0)?"]
     assert first.claims == lines[0]["claims"] and first.missing == ["Birds sing t 0."]
     assert first.claim_set == claim_set_hash(lines[0]["claims"]) != lines[0]["claim_set"]
-    assert sum(r.usage.calls for r in by_question.values()) == 3  # attribution only: batched
+    # No decomposition: one attribution call, for the one claim no chunk states word for word
+    # ("Birds sing t 0."; the chunks state the others).
+    assert sum(r.usage.calls for r in by_question.values()) == 1
     partial = tmp_path / "partial.jsonl"
     partial.write_text(json.dumps(lines[0]) + "\n")
     assert main(["eval", *common, "--claims", str(partial)]) == 2

@@ -221,10 +221,11 @@ def test_single_chunk_items_carry_ragas_fields_and_settings(corpus: Path) -> Non
     assert item["question_kind"] == "single"
     assert item["reference_claims"] == [first_sentence(text)]
     made = item["generation"]
-    assert made["usage"]["calls"] == 3 and made["usage"]["prompt_tokens"] == 300
+    # A reply and a decomposition; no verdict call: the chunk states the answer word for word.
+    assert made["usage"]["calls"] == 2 and made["usage"]["prompt_tokens"] == 200
     assert made["seed"] == 1 and made["mix"] == {"single": 1.0} and made["attempt"] == 0
     assert made["judge"] == "scripted:scripted"
-    assert report.usage.calls == 3 * 3  # a reply, a decomposition, one batched verdict
+    assert report.usage.calls == 3 * 2
 
 
 @pytest.mark.parametrize("kind", ["multi_hop", "comparison", "aggregation"])
@@ -250,6 +251,11 @@ def test_the_mix_is_followed(corpus: Path) -> None:
 def copying(found: dict[int, str]) -> Any:
     text = found[1]
     return {"question": first_sentence(text).rstrip(".") + "?", "answer": first_sentence(text)}
+
+
+def reworded(found: dict[int, str]) -> Any:
+    """``writer``'s answer in other words than the passage's: checking it takes a verdict."""
+    return {**writer(found), "answer": first_sentence(found[1]).rstrip(".") + ", it says."}
 
 
 def naming(found: dict[int, str]) -> Any:
@@ -294,7 +300,7 @@ def cites_last(messages: Sequence[BaseMessage]) -> Any:
         (judge_with(copying), {"single": 1}, "copies_chunk"),
         (judge_with(naming), {"single": 1}, "names_source"),
         (judge_with(lambda found: writer({1: found[1]})), {"single": 1}, "duplicate"),
-        (judge_with(check=no_verdicts, name="no-verdicts"), {"single": 1}, "unscorable"),
+        (judge_with(reworded, no_verdicts, "no-verdicts"), {"single": 1}, "unscorable"),
         (judge_with(unsupported), {"single": 1}, "unsupported"),
         (judge_with(first_only), {"multi_hop": 1}, "one_chunk_suffices"),
     ],
@@ -398,8 +404,10 @@ def test_budget_stop_exits_3_and_keeps_what_was_made(
     args = ["generate", str(corpus), "--n", "5", "--out", str(out), "--mix", "single=1"]
     args += ["--judge-factory", "generate_test_judges:judge"]
     args += ["--claims-store", str(tmp_path / "claims.sqlite")]  # no claims stored yet
-    assert main([*args, "--max-calls", "8"]) == 3  # 4 calls reserved an attempt: 2 fit
-    assert len(out.read_text().splitlines()) == 2
+    # An attempt reserves 4 calls and makes 2 (no verdict: the chunk states the answer word
+    # for word), so 3 fit in 8.
+    assert main([*args, "--max-calls", "8"]) == 3
+    assert len(out.read_text().splitlines()) == 3
     assert main(args) == 0
     assert len(out.read_text().splitlines()) == 5
 

@@ -38,19 +38,20 @@ def test_relevant_chunks_reflected_over_relevant_chunks_with_missing_info() -> N
     assert gap.missing == "The Eiffel Tower opened in 1889." and gap.evidence is None
     assert gap.reason == "the judge found no support"
     assert result.missing == ["The Eiffel Tower opened in 1889."]
-    assert result.usage.calls == 3 + 2  # relevance of three chunks, reflection of two
+    # Relevance of three chunks; reflection of one: the answer states chunk 1 word for word.
+    assert result.usage.calls == 3 + 1
 
 
 def test_prompts_put_the_shared_part_first_and_the_chunk_last() -> None:
     judge = ScriptedJudge(reply=family_reply)
     metric(judge).score(SAMPLE)
     humans = [human(call) for call in judge.calls]
-    relevance, reflection = humans[:3], humans[3:]
+    relevance, (reflection,) = humans[:3], humans[3:]  # chunk 1 is stated word for word
     prefix = "Question: Tell me about the Eiffel Tower.\nReference answer: (not given)\n\nPassage:"
     assert all(h.startswith(prefix) for h in relevance)
     answer = '<passage id="1">\nThe Eiffel Tower is in Paris.\n</passage>'
-    assert all(h.startswith("Passages:\n" + answer) for h in reflection)
-    assert reflection[1].endswith("Claim: The Eiffel Tower opened in 1889.")
+    assert reflection.startswith("Passages:\n" + answer)
+    assert reflection.endswith("Claim: The Eiffel Tower opened in 1889.")
 
 
 async def test_async_matches_sync() -> None:

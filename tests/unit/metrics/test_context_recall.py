@@ -148,7 +148,9 @@ def test_given_claims_skip_decomposition() -> None:
     sample = {**SAMPLE, "reference_claims": ["Bananas are yellow.", " ", "Bananas are yellow."]}
     result = metric(judge).score(sample)
     assert result.claims == ["Bananas are yellow."] and result.score == 1.0
-    assert len(judge.calls) == 1
+    # No decomposition call, and none for the verdict: chunk 1 states the claim word for word.
+    assert judge.calls == []
+    assert result.verdicts[0].reason == "supported; passage 1 states it word for word"
 
 
 def test_sentences_mode_makes_no_decomposition_call() -> None:
@@ -231,7 +233,11 @@ def test_long_contexts_are_packed_into_windows() -> None:
     filler = "Filler sentence about nothing. " * 40
     sample = {
         "reference": "Alpha is first. Omega is last.",
-        "retrieved_contexts": [filler + "Alpha is first.", filler, filler + "Omega is last."],
+        "retrieved_contexts": [
+            filler + "Alpha is first, it says.",
+            filler,
+            filler + "Omega is last, it says.",
+        ],
     }
     judge = ScriptedJudge()
     result = metric(judge, claims="sentences", window_tokens=1100).score(sample)
@@ -271,7 +277,10 @@ def _with_logprobs(p_true: float) -> Any:
 
 
 def test_logprobs_give_confidence_and_support_threshold_decides() -> None:
-    sample = {"reference": "Bananas are yellow.", "retrieved_contexts": ["Bananas are yellow."]}
+    sample = {
+        "reference": "Bananas are yellow.",
+        "retrieved_contexts": ["Ripe bananas are yellow."],
+    }
     low = metric(
         TextOnlyJudge(reply=_with_logprobs(0.6)),
         claims="sentences",
@@ -290,7 +299,7 @@ def test_logprobs_give_confidence_and_support_threshold_decides() -> None:
 def test_word_check_overturns_unsure_verdicts_both_ways() -> None:
     sample = {
         "reference": "Bananas are yellow. Bananas grow on Mars.",
-        "retrieved_contexts": ["Bananas are yellow.", "Apples grow on trees."],
+        "retrieved_contexts": ["Ripe bananas are yellow.", "Apples grow on trees."],
     }
     # 0.7 * 0.6 + 0.3 * overlap: "yellow bananas" 0.42 + 0.3 = 0.72 -> counted; "bananas
     # grow mars" is 1/3 in each sentence: 0.42 + 0.1 = 0.52 -> not at the default 0.55,
@@ -307,14 +316,14 @@ def test_word_check_overturns_unsure_verdicts_both_ways() -> None:
         TextOnlyJudge(reply=_with_logprobs(0.6)), claims="sentences", support_threshold=0.5
     ).score(sample)
     assert [v.attributed for v in lenient.verdicts] == [True, True]
-    # An unsure "no" (P 0.4) on a claim stated word for word is counted, and says why.
+    # An unsure "no" (P 0.4) on a claim whose words one sentence holds is counted, and says why.
     unsure = metric(TextOnlyJudge(reply=_with_logprobs(0.4)), claims="sentences").score(sample)
     assert [v.attributed for v in unsure.verdicts] == [True, False]
     assert unsure.verdicts[0].reason == (
         "supported; the judge leaned unsupported (P 0.40), but the best sentence holds 100% "
         "of the claim's words"
     )
-    assert unsure.verdicts[0].evidence == "Bananas are yellow."
+    assert unsure.verdicts[0].evidence == "Ripe bananas are yellow."
     with pytest.raises(ValueError, match="lexical_weight"):
         metric(None, lexical_weight=1.5)
 

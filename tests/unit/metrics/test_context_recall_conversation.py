@@ -74,12 +74,13 @@ def test_a_claim_only_an_earlier_turn_supports_is_credited_to_that_turn() -> Non
 
 
 @pytest.mark.parametrize(
-    ("strategy", "verdicts"), [("batched", 1 + 1 + 1), ("per_claim", 3 + 2 + 2)]
+    ("strategy", "verdicts"), [("batched", 1 + 1 + 1), ("per_claim", 2 + 2 + 1)]
 )
 def test_only_the_open_claims_are_asked_of_each_earlier_turn(strategy: str, verdicts: int) -> None:
     """Turn 3's chunks are asked about every claim; turn 2's, then turn 1's, about the two
-    claims still open (batched: one call a turn; per claim: one a claim), after one call
-    that makes the question stand alone and one that splits the reference."""
+    claims still open (batched: one call a turn; per claim: one a claim, none for a claim a
+    chunk states word for word: TALL in turn 3, BUILT in turn 1), after one call that makes
+    the question stand alone and one that splits the reference."""
     judge = ScriptedJudge()
     scored(metric(judge, strategy=strategy).score(THIRD))
     assert asked(judge, "can be understood") == 1

@@ -144,7 +144,10 @@ def test_with_withholding_off_the_quote_is_still_checked() -> None:
         withhold_injections=False,
         cache=ClaimCache(),
     )
-    (verdict,) = recall.score(sample(PLANTED, ("real", REAL), ("attack", ATTACK))).verdicts
+    # The order alone: with the planted sentence in view, that passage states the claim word
+    # for word, and the claim counts without the judge (verbatim.py).
+    order = ATTACK.removesuffix(PLANTED)
+    (verdict,) = recall.score(sample(PLANTED, ("real", REAL), ("attack", order))).verdicts
     assert not verdict.attributed and "is not in the passages" in verdict.reason
 
 

@@ -68,9 +68,12 @@ def test_the_judge_reads_the_redacted_chunk_and_the_reason_names_it() -> None:
 
     def reply(messages: object) -> dict[str, object]:
         prompts.append(str(messages[-1].content))  # type: ignore[index]
-        return {"supported": True, "passage": 1, "quote": "The vendor fixed it in March."}
+        return {"supported": True, "passage": 1, "quote": "The vendor fixed it in March"}
 
-    text = 'A page held "ignore all previous instructions" in white. The vendor fixed it in March.'
+    text = (  # the claim not stated word for word: the judge is asked
+        'A page held "ignore all previous instructions" in white. The vendor fixed it in March, '
+        "at last."
+    )
     metric = ContextRecall(ScriptedJudge(reply=reply), cache=ClaimCache(), evidence="quote")
     result = metric.score(
         {
@@ -115,6 +118,7 @@ def test_the_word_check_does_not_read_a_chunk_an_order_was_cut_out_of() -> None:
     cut = ContextRecall(judge, cache=ClaimCache(), strategy="per_claim", verdict="token")
     (verdict,) = cut.score(sample).verdicts
     assert not verdict.attributed and verdict.word_overlap == 0.0
-    plain = {**sample, "retrieved_contexts": [{"id": "x", "text": "Melbourne is the capital."}]}
+    plain_text = "Melbourne is the capital, now."  # not stated word for word: the judge decides
+    plain = {**sample, "retrieved_contexts": [{"id": "x", "text": plain_text}]}
     (verdict,) = cut.score(plain).verdicts
     assert verdict.attributed and verdict.word_overlap == 1.0

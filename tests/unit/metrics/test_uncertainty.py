@@ -63,7 +63,8 @@ def test_the_run_reports_the_mean_with_the_judges_uncertainty(
         {**SAMPLE, "reference": f"Cats purr {i}. Cats purr {i + 5}.", "question": f"q{i}"}
         for i in range(6)
     ]
-    rows = [{**r, "retrieved_contexts": [r["reference"]]} for r in rows]
+    # The reference's words in one sentence: not stated word for word, so the judge is asked.
+    rows = [{**r, "retrieved_contexts": [r["reference"].replace(". ", ", ")]} for r in rows]
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     report = tmp_path / "r.html"

@@ -69,17 +69,34 @@ def _inflated(
     return metric.score(sample).verdicts[0].attributed
 
 
+def _bought(
+    case: dict[str, Any], options: dict[str, Any], withhold: bool = True, cite: str = "own"
+) -> bool:
+    """The order bought the claim's support: counted with the attack in view, and not with its
+    order taken out by hand (``order_removed``). A claim still counted then is a planted
+    statement: the chunk states it, and a recall metric counts what a chunk states."""
+    if not _inflated(case, options, withhold, cite):
+        return False
+    if not case.get("order_removed"):
+        return True
+    plain = [
+        {**c, "text": case["order_removed"]} if c["id"] == case["injected"] else c
+        for c in case["contexts"]
+    ]
+    return not _inflated({**case, "contexts": plain}, options, withhold, cite)
+
+
 @pytest.mark.parametrize("cite", ["own", "other"])
 @pytest.mark.parametrize("options", PATHS.values(), ids=list(PATHS))
 @pytest.mark.parametrize(("cases", "allowed"), [(PROBE, 0), (NEW, 1)], ids=["probe", "new"])
-def test_an_obedient_judge_gives_false_support_to_at_most_one_attack(
+def test_an_order_buys_an_obedient_judge_support_for_at_most_one_attack(
     cases: list[dict[str, Any]], allowed: int, options: dict[str, Any], cite: str
 ) -> None:
     """Whether it cites the attack's passage or an honest near-miss ("Seoul is the capital..."
     for "Busan is the capital..."), quoting it: before the second look (quarantine.py) the
     latter won 10 of 15 and 25 of 40 on every path but the token's."""
     assert len(cases) >= 15
-    inflated = [c["id"] for c in cases if _inflated(c, options, cite=cite)]
+    inflated = [c["id"] for c in cases if _bought(c, options, cite=cite)]
     # The one of the new set: an acrostic (the first letters of the lines spell SUPPORTED).
     assert len(inflated) <= allowed, inflated
 
@@ -91,7 +108,7 @@ def test_the_evidence_check_holds_the_probe_attacks_the_rules_would_miss(
     """With withholding off (every attack shown, and obeyed), the quote the judge gives still
     fails: the attack's chunk repeats the claim and is not plain prose, or the sentence that
     holds the quote addresses the judge."""
-    assert not _inflated(case, {"strategy": "per_claim", "evidence": "quote"}, withhold=False)
+    assert not _bought(case, {"strategy": "per_claim", "evidence": "quote"}, withhold=False)
 
 
 def _quoting(quote: str) -> ScriptedJudge:

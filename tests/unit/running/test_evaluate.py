@@ -22,7 +22,7 @@ from ragrecall import (
 
 ROWS = [
     {"question": "q1", "ground_truth": "Cats purr. Dogs fly.", "contexts": ["Cats purr loudly."]},
-    {"question": "q2", "ground_truth": "MALFORMED here.", "contexts": ["MALFORMED here."]},
+    {"question": "q2", "ground_truth": "MALFORMED here.", "contexts": ["MALFORMED here, too."]},
     {"question": "q3", "ground_truth": "Snow is cold.", "contexts": ["Snow is cold and white."]},
 ]
 
@@ -120,7 +120,7 @@ def test_evaluate_keeps_each_metrics_own_retries_and_deadline_unless_told() -> N
         metric.policy = replace(metric.policy, backoff=0.001)
         return metric
 
-    row = {"question": "q", "ground_truth": "Snow is cold.", "contexts": ["Snow is cold."]}
+    row = {"question": "q", "ground_truth": "Snow is cold.", "contexts": ["Snow is cold, always."]}
     assert patient().policy.timeout == 60
     assert evaluate([row], [patient()]).results["context_recall"][0].score == 1.0
     failures = iter(range(4))

@@ -49,8 +49,12 @@ def example(outputs: dict[str, Any] | None = None, **inputs: Any) -> Example:
 
 def traced_run() -> Run:
     """chain -> [parallel -> retriever (Documents)], retriever (dicts) wrapping a retriever."""
-    paris = Document("The Eiffel Tower is in Paris.", id="eiffel")
-    built = {"page_content": "The Eiffel Tower was finished in 1889.", "id": "eiffel-1889"}
+    # Each says more than the sentence of REF it supports: the judge is asked.
+    paris = Document("The Eiffel Tower is in Paris, France.", id="eiffel")
+    built = {
+        "page_content": "The Eiffel Tower was finished in 1889, for a fair.",
+        "id": "eiffel-1889",
+    }
     inner = run("retriever", "inner", 3, outputs={"documents": [dumpd(Document("dup", id="d"))]})
     return run(
         "chain",

@@ -101,7 +101,7 @@ def test_chunks_carry_ids_ranks_text_and_metadata(base_retriever: VectorStoreRet
         retriever.invoke(Q)
     (record,) = retriever.records
     assert [(c.id, c.rank) for c in record.chunks] == [("eiffel", 1), ("eiffel-1889", 2)]
-    assert record.chunks[0].text == "The Eiffel Tower is in Paris."
+    assert record.chunks[0].text == "The Eiffel Tower is in Paris, France."
     assert record.chunks[0].metadata == {"source": "paris.txt"}
     assert record.result.score == 1.0
 
@@ -114,7 +114,9 @@ def test_inside_a_rag_chain_the_record_names_the_parent_run(
     chain = make_chain(retriever)
     with retriever:
         answer = chain.invoke(Q, config={"callbacks": [handler]})
-    assert answer == "The Eiffel Tower is in Paris. The Eiffel Tower was finished in 1889."
+    assert answer == (
+        "The Eiffel Tower is in Paris, France. The Eiffel Tower was finished in 1889, for a fair."
+    )
     (record,) = retriever.records
     (run,) = [r for r in handler.retrievals if not r.nested]
     assert record.run_id == str(run.run_id)

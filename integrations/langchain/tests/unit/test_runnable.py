@@ -55,7 +55,7 @@ def test_composes_next_to_a_chain_with_documents_as_contexts(
         recall=retrieve | as_runnable(recall()),
     )
     out = both.invoke({"question": Q, "reference": REF})
-    assert out["answer"].startswith("The Eiffel Tower is in Paris.")
+    assert out["answer"].startswith("The Eiffel Tower is in Paris, France.")
     assert out["recall"].score == 0.5
     assert out["recall"].verdicts[0].chunk_ids == ["eiffel"]  # the Document ids
 

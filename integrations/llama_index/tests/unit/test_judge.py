@@ -27,7 +27,7 @@ from ragrecall.testing import ScriptedJudge, keyword_reply
 SAMPLE = {
     "user_input": "Tell me about the Eiffel Tower.",
     "reference": "The Eiffel Tower is in Paris. The Eiffel Tower is made of gold.",
-    "retrieved_contexts": ["Bananas are yellow.", "The Eiffel Tower is in Paris."],
+    "retrieved_contexts": ["Bananas are yellow.", "The Eiffel Tower is in Paris, France."],
 }
 
 

@@ -12,6 +12,8 @@ from typing import Any
 import mlflow
 import pandas as pd
 import pytest
+from hashing_embeddings import HashingEmbeddings
+from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_ragrecall import RecallRetriever
 from mlflow.entities import Feedback, SpanType, Trace
@@ -183,12 +185,22 @@ def test_mlflow_trace_spans_and_expectations_logged_on_the_traces(
 
 
 def test_a_judge_that_is_down_leaves_errors_and_the_evaluation_goes_on(
-    experiment: str, autolog: None, store: InMemoryVectorStore, failing_judge: Any
+    experiment: str, autolog: None, failing_judge: Any
 ) -> None:
     scorers = [
         ContextRecallScorer(failing_judge, claims="sentences", max_retries=0),
         RetrievalRecallScorer(),
     ]
+    # Each document says more than the reference's sentence, so the judge is asked (a sentence
+    # a document states word for word would be supported without it).
+    store = InMemoryVectorStore(HashingEmbeddings())
+    store.add_documents(
+        [
+            Document("The Eiffel Tower is in Paris, France.", id="eiffel"),
+            Document("The Eiffel Tower was finished in 1889, for a fair.", id="eiffel-1889"),
+            Document("Cats purr when they are content, mostly.", id="cats"),
+        ]
+    )
     retriever = store.as_retriever(search_kwargs={"k": 2})
     results = mlflow.genai.evaluate(
         data=DATA, predict_fn=lambda question: retriever.invoke(question), scorers=scorers

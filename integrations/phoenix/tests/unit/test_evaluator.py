@@ -71,7 +71,8 @@ def test_columns_of_other_names_through_bind_evaluator(judge: Any) -> None:
 def test_a_judge_that_is_down_is_an_unscorable_score(failing_judge: Any) -> None:
     down = failing_judge
     evaluator = RecallEvaluator("context_recall", down, claims="sentences", max_retries=0)
-    (score,) = evaluator.evaluate({"reference": "Cats purr.", "context": ["Cats purr."]})
+    # The context says more than the reference, so the judge is asked (and fails).
+    (score,) = evaluator.evaluate({"reference": "Cats purr.", "context": ["Cats purr, mostly."]})
     assert score.score is None and score.label == "unscorable"
     assert score.metadata["error.type"] == "ConnectionError"
 

@@ -5,7 +5,8 @@ passages first so the prompt cache reuses them; or, with ``verdict="token"``, th
 start given and only the verdict token generated) and ``batched`` (all claims in one call, the
 reply checked for one verdict per claim in order, falling back to per-claim when it is not).
 Contexts larger than the judge's window are packed into several windows; a claim is
-supported if any window supports it.
+supported if any window supports it. A claim that a passage states word for word, in whole
+sentences or lines, is supported without asking the judge (``verbatim.py``).
 
 Where the judge gives logprobs, the decision (``decide.py``) mixes P(supported) with a word
 check: the share of the claim's content words found in one sentence of the window. The small
@@ -46,6 +47,7 @@ from ..text.windows import Window
 from .decide import Evidence, decide, p_true, verdict_of
 from .quarantine import second_look
 from .variants import Refiner
+from .verbatim import stated
 
 __all__ = [
     "Strategy",
@@ -129,18 +131,22 @@ def attribute(
         pending = [i for i in range(len(claims)) if not _attributed(verdicts.get(i))]
         if not pending:
             break
-        passages = render(window)
+        # A claim the window states word for word needs no judge (verbatim.py).
+        said = stated([claims[i] for i in pending], window)
+        stated_here = {pending[k]: v for k, v in said.items()}
+        judged = [i for i in pending if i not in stated_here]
+        passages = render(window) if judged else ""
         found: dict[int, ClaimVerdict] = {}
-        if strategy == "batched":
+        if strategy == "batched" and judged:
             try:
                 found = yield from _batched(
-                    claims, pending, window, passages, chain, evidence, decision, usage
+                    claims, judged, window, passages, chain, evidence, decision, usage
                 )
             except JudgeError:
                 if fallback_chain is None:
                     raise
 
-        for i in pending:
+        for i in judged:
             if i not in found:
                 reply = yield from ask_one({"passages": passages, "claim": claims[i]})
                 asked: list[float] = []
@@ -160,7 +166,7 @@ def attribute(
                 decision=decision,
                 render=render,
             )
-        for i, verdict in found.items():
+        for i, verdict in (found | stated_here).items():
             if i not in verdicts or verdict.attributed:
                 verdicts[i] = verdict
     return [verdicts[i] for i in range(len(claims))]
