@@ -110,3 +110,24 @@ def test_a_claim_beside_an_order_in_hidden_html_is_not_taken_as_stated() -> None
     judge = refusing()
     (verdict,) = score(judge, ["A day on Mars lasts 30 hours."], text).verdicts
     assert not verdict.attributed and "word for word" not in verdict.reason and judge.calls
+
+
+def test_a_table_row_claim_is_found_in_a_chunk_with_the_same_table() -> None:
+    """The rules make "Plans and limits: Plan Pro: Storage 100 GB." of a reference's table;
+    a chunk holding that table states it, read by the same rules."""
+    table = (
+        "Plans and limits:\n\n| Plan | Projects | Storage |\n|---|---|---|\n"
+        "| Free | 3 | 1 GB |\n| Pro | 50 | 100 GB |\n"
+    )
+    judge = refusing()
+    result = ContextRecall(judge, cache=ClaimCache()).score(
+        {"user_input": "q", "reference": table, "retrieved_contexts": ["Loam is soil.", table]}
+    )
+    assert result.score == 1.0 and len(result.claims) == 4 and judge.calls == []
+    assert {v.chunk_ids[0] for v in result.verdicts} == {"2"}
+    assert result.verdicts[3].evidence == "Plans and limits: Plan Pro: Storage 100 GB."
+    other = "| Plan | Projects |\n|---|---|\n| Pro | 500 |\n"  # another table: the judge decides
+    judge = refusing()
+    claim = "Plans and limits: Plan Pro: Projects 50."
+    (verdict,) = score(judge, [claim], other, strategy="per_claim").verdicts
+    assert not verdict.attributed and len(judge.calls) == 1
