@@ -27,7 +27,8 @@ annotators before and after.
 ``--reach --datasets DIR`` (no judge, a minute): how many LFQA-Verification answers and
 AttributionBench dev rows would get a second look (a passage in view that could hide an
 order), scored by a judge that calls every claim supported: the most verdicts the second look
-could change there.
+could change there; and how many claims a passage states word for word (supported with no
+judge call), by people's label, listed in the output for ``benchmarks.quality.judge_claims``.
 
 ``--spotlight N --lfqa DIR`` (a judge): spotlighting (Hines et al. 2024, datamarking: every
 space in the passages replaced by a marker, and the judge told that marked text is data),
@@ -566,6 +567,7 @@ def reach_run(root: Path) -> dict[str, Any]:
         metric = ContextRecall(judge, cache=ClaimCache(), strategy="per_claim", verdict="json")
         looked: list[str] = []
         claims = gold_supported = 0
+        stated: list[dict[str, Any]] = []  # claims a passage states word for word
         for answer in answers:
             result = metric.score(
                 {
@@ -583,17 +585,33 @@ def reach_run(root: Path) -> dict[str, Any]:
                 looked.append(answer["id"])
                 claims += len(hit)
                 gold_supported += sum(g is True for _, g in hit)
+            said = [k for k, v in enumerate(result.verdicts) if v.reason.endswith("word for word")]
+            if said:
+                stated.append({"id": answer["id"], "claims": said})
+        gold = [answer["gold"][k] for answer, k in _claims_of(answers, stated)]
         out[name] = {
             "answers": len(answers),
             "second_look_answers": looked,
             "claims": claims,
             "gold_supported": gold_supported,
+            "all_claims": sum(len(a["gold"]) for a in answers),
+            "stated_word_for_word": stated,
+            "stated_by_label": {str(g): gold.count(g) for g in (True, False, None)},
         }
         print(
             f"{name}: {len(looked)} of {len(answers)} answers get a second look ({claims} "
-            f"claims, {gold_supported} supported by people)"
+            f"claims, {gold_supported} supported by people); {len(gold)} of "
+            f"{out[name]['all_claims']} claims stated word for word (people's labels: "
+            f"{out[name]['stated_by_label']})"
         )
     return out
+
+
+def _claims_of(
+    answers: list[dict[str, Any]], stated: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], int]]:
+    by_id = {a["id"]: a for a in answers}
+    return [(by_id[s["id"]], k) for s in stated for k in s["claims"]]
 
 
 MARK = "\u02c6"  # the modifier circumflex, as in the paper

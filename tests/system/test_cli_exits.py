@@ -42,7 +42,7 @@ def env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def dataset(tmp_path: Path) -> Path:
     data = tmp_path / "data.jsonl"
     rows = [
-        {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}."]}
+        {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}, loud."]}
         for i in range(N)
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -5,7 +5,8 @@ The moment counts from when ``ragrecall.cli`` has started (``-X importtime`` rep
 ``_early`` module): before that the interpreter itself is starting (``site`` reads the
 installed packages' ``.pth`` files), and a signal there is Python's to handle, not ours. The
 judge is the keyword fake with a delay per call (``test_cli_kill:slow_judge``), so the later
-points land while samples are scored.
+points land while samples are scored (each chunk says more than its reference, so the judge
+is asked).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ SIGTERM_AT = (0.0, 0.1, 0.5, 2.0)
 def dataset(tmp_path: Path) -> Path:
     data = tmp_path / "data.jsonl"
     rows = [
-        {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}."]}
+        {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}, loud."]}
         for i in range(40)
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
