@@ -6,6 +6,8 @@
     python -m benchmarks.quality.sufficiency run --split heldout --per-source 50 \
         --metric sufficiency --metric question_recall --out benchmarks/out/suff-heldout.jsonl
     python -m benchmarks.quality.sufficiency report benchmarks/out/suff-heldout.jsonl
+    python -m benchmarks.quality.sufficiency run --split heldout --per-source 40 \
+        --source cast_answerability --history --out benchmarks/out/suff-heldout-history.jsonl
 
 Data: public sets labelled by people as answerable or not from a passage, converted to rows
 ``{id, source, question, contexts, sufficient, split, ...}`` by
@@ -19,6 +21,10 @@ carry a fixed split (dev about 30 %, heldout the rest, by a hash of the id or di
 ``--seed``), scores them with each ``--metric`` on one judge and appends one line per row and
 metric to ``--out`` (a rerun goes on where it stopped). ``--threshold 0`` makes Sufficiency
 check the answer of every sub-question, so ``fit`` can replay any threshold without the judge.
+
+``--history`` gives each row its dialogue's earlier turns (CAsT is conversational: "Now my
+garage door opener stopped working. Why?"), so the question is made to stand alone by the judge
+first; such a run is reported as ``sufficiency+history``, beside the rows scored without them.
 
 ``report``: per source and metric, the answer-level AUC (of the score, and of Sufficiency's
 graded ``p_sufficient``), balanced accuracy (answerable when every sub-question is answered),
@@ -48,9 +54,13 @@ def bench_data(value: str | None) -> Path | None:
     return path if all((path / s / "rows.jsonl").is_file() for s in SOURCES) else None
 
 
-def pick(root: Path, split: str, per_source: int, seed: int) -> list[dict[str, Any]]:
+def pick(
+    root: Path, split: str, per_source: int, seed: int, sources: Sequence[str] = SOURCES
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for source in SOURCES:
+        if source not in sources:
+            continue
         lines = (root / source / "rows.jsonl").read_text(encoding="utf-8").splitlines()
         found = [r for r in map(json.loads, lines) if r["split"] == split]
         rng = random.Random(f"{seed}:{source}")
@@ -64,7 +74,7 @@ def pick(root: Path, split: str, per_source: int, seed: int) -> list[dict[str, A
 def run(args: argparse.Namespace, root: Path) -> int:
     import ragrecall
 
-    rows = pick(root, args.split, args.per_source, args.seed)
+    rows = pick(root, args.split, args.per_source, args.seed, args.source or SOURCES)
     done = set()
     if args.out.exists():
         for line in args.out.read_text(encoding="utf-8").splitlines():
@@ -84,16 +94,24 @@ def run(args: argparse.Namespace, root: Path) -> int:
         judge.invoke("Reply OK.")  # the embedded judge starts here, not in the first row's time
     print(f"load {os.getloadavg()[0]:.1f}; {len(rows)} rows, split {args.split}")
     for n, row in enumerate(rows, 1):
-        sample = {"user_input": row["question"], "retrieved_contexts": row["contexts"]}
+        sample: dict[str, Any] = {
+            "user_input": row["question"],
+            "retrieved_contexts": row["contexts"],
+        }
+        if args.history:  # the dialogue's earlier turns: the question is made to stand alone
+            turns = row.get("history") or []
+            sample["history"] = [{"question": q, "answer": a} for q, a in turns]
         for name in args.metric if n % 2 else reversed(args.metric):
-            if (row["id"], name) in done:
+            label = f"{name}+history" if args.history else name
+            if (row["id"], label) in done:
                 continue
             start = time.perf_counter()
             result = metrics[name].score(sample)
             item = {
                 "id": row["id"],
                 "source": row["source"],
-                "metric": name,
+                "metric": label,
+                "standalone": getattr(result, "standalone_question", None),
                 "sufficient": row["sufficient"],
                 "label_kind": row.get("label_kind"),
                 "status": result.status,
@@ -121,8 +139,8 @@ def run(args: argparse.Namespace, root: Path) -> int:
     return 0
 
 
-def _items(path: Path) -> list[dict[str, Any]]:
-    lines = path.read_text(encoding="utf-8").splitlines()
+def _items(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    lines = [line for path in paths for line in path.read_text(encoding="utf-8").splitlines()]
     return [i for i in map(json.loads, lines) if i["status"] == "scored"]
 
 
@@ -199,11 +217,17 @@ def main() -> int:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--threshold", type=float, default=0.5, help="Sufficiency's threshold")
     r.add_argument("--metric", action="append", choices=["sufficiency", "question_recall"])
+    r.add_argument("--source", action="append", choices=SOURCES, help="default: every source")
+    r.add_argument(
+        "--history",
+        action="store_true",
+        help="give each row its dialogue's earlier turns (metric reported as NAME+history)",
+    )
     r.add_argument("--out", type=Path, default=Path("benchmarks/out/sufficiency.jsonl"))
     add_judge_args(r)
     for name, helps in (("fit", "thresholds on a dev run"), ("report", "figures of a run")):
         p = sub.add_parser(name, help=helps)
-        p.add_argument("results", type=Path)
+        p.add_argument("results", type=Path, nargs="+")
     args = parser.parse_args()
     if args.command == "fit":
         return fit(args)
