@@ -91,8 +91,10 @@ class RecallEvaluator(Evaluator):
             Score(
                 name=self.name,
                 score=result.score,
-                explanation=explanation(result),
-                metadata=_metadata(result),
+                explanation=explanation(
+                    result, sample
+                ),  # names agent steps, where chunks carry them
+                metadata=_metadata(result, sample),
                 kind=self.kind,
                 direction=self.direction,
             )
@@ -151,13 +153,13 @@ def _document(value: Any) -> Any:
     }
 
 
-def _metadata(result: RecallResult) -> dict[str, Any]:
+def _metadata(result: RecallResult, sample: Sample | None = None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"source": "ragrecall", "metric": result.metric}
     if result.claims:
         metadata["claims"] = len(result.claims)
         metadata["missing"] = result.missing
     if result.verdicts:
-        metadata["verdicts"] = claim_metadata(result)
+        metadata["verdicts"] = claim_metadata(result, sample)
     if result.claim_set is not None:
         metadata["claim_set"] = result.claim_set
     return metadata

@@ -82,3 +82,28 @@ def test_a_metric_object_and_an_unknown_name() -> None:
     assert (evaluator.name, evaluator.kind) == ("text_recall", "code")
     with pytest.raises(ValueError, match="unknown metric 'recal'"):
         RecallEvaluator("recal")
+
+
+def test_an_agents_steps_are_named_in_the_explanation_and_the_verdicts(judge: Any) -> None:
+    """Chunks whose metadata says which retrieval step of an agent found them (as
+    ``ragrecall.adapters.load_traces`` writes it): each supported claim names that step."""
+    from ragrecall.adapters import RETRIEVAL_QUERY, RETRIEVAL_STEP
+
+    evaluator = RecallEvaluator("context_recall", judge, claims="sentences")
+    context = [
+        {
+            "document.id": "paris",
+            "document.content": "The Eiffel Tower is in Paris, France.",
+            "document.metadata": {RETRIEVAL_STEP: 1, RETRIEVAL_QUERY: "where is it"},
+        },
+        {
+            "document.id": "built",
+            "document.content": "The Eiffel Tower was finished in 1889, for a fair.",
+            "document.metadata": {RETRIEVAL_STEP: 3, RETRIEVAL_QUERY: "when was it built"},
+        },
+    ]
+    reference = "The Eiffel Tower is in Paris. The Eiffel Tower was finished in 1889."
+    (score,) = evaluator.evaluate({"reference": reference, "context": context})
+    assert score.score == 1.0
+    assert 'retrieved at step 3 (query "when was it built")' in str(score.explanation)
+    assert [v["step"] for v in score.metadata["verdicts"]] == [1, 3]
