@@ -22,6 +22,12 @@ carry a fixed split (dev about 30 %, heldout the rest, by a hash of the id or di
 metric to ``--out`` (a rerun goes on where it stopped). ``--threshold 0`` makes Sufficiency
 check the answer of every sub-question, so ``fit`` can replay any threshold without the judge.
 
+``--source conditionalqa_without_evidence`` is derived, not labelled by people: each
+answerable ConditionalQA question of the split twice, with its page excerpt as is (sufficient)
+and without the evidence sentences people selected for it (insufficient; the excerpt keeps
+other questions' evidence from the same page, so it stays on topic). Another question's
+evidence can still answer it, so some "insufficient" rows are not.
+
 ``--history`` gives each row its dialogue's earlier turns (CAsT is conversational: "Now my
 garage door opener stopped working. Why?"), so the question is made to stand alone by the judge
 first; such a run is reported as ``sufficiency+history``, beside the rows scored without them.
@@ -34,9 +40,11 @@ and judge time per row; Sufficiency's time over QuestionRecall's on the same row
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import random
+import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -46,6 +54,10 @@ from typing import Any
 from benchmarks._common import add_judge_args, auc, fmt, make_judge
 
 SOURCES = ("cast_answerability", "conditionalqa")
+# Derived from ConditionalQA's answerable questions: each paired with its page excerpt as is
+# (sufficient) and without the evidence sentences people selected for it (insufficient).
+WITHOUT_EVIDENCE = "conditionalqa_without_evidence"
+_TAG = re.compile(r"<[^>]+>")
 
 
 def bench_data(value: str | None) -> Path | None:
@@ -54,16 +66,53 @@ def bench_data(value: str | None) -> Path | None:
     return path if all((path / s / "rows.jsonl").is_file() for s in SOURCES) else None
 
 
+def _rows(root: Path, source: str) -> list[dict[str, Any]]:
+    if source != WITHOUT_EVIDENCE:
+        lines = (root / source / "rows.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines]
+    raw = root / "conditionalqa" / "raw" / "v1_0"
+    evidence = {
+        f"cqa-{x['id']}": {_clean(e) for e in x["evidences"]}
+        for name in ("train", "dev")
+        for x in json.loads((raw / f"{name}.json").read_text(encoding="utf-8"))
+    }
+    rows = []
+    for row in _rows(root, "conditionalqa"):
+        if not row["sufficient"]:
+            continue
+        kept = [s for s in row["contexts"][0].split("\n") if s not in evidence[row["id"]]]
+        if kept:  # the excerpt holds other questions' evidence from the same page
+            rows.append({**row, "source": WITHOUT_EVIDENCE, "id": row["id"] + "+evidence"})
+            rows.append(
+                {
+                    **row,
+                    "source": WITHOUT_EVIDENCE,
+                    "id": row["id"] + "-evidence",
+                    "contexts": ["\n".join(kept)],
+                    "sufficient": False,
+                }
+            )
+    return rows
+
+
+def _clean(text: str) -> str:
+    """An evidence sentence as the converter wrote it into the excerpt: tags and entities out."""
+    return re.sub(r"\s+", " ", html.unescape(_TAG.sub(" ", text))).strip()
+
+
 def pick(
     root: Path, split: str, per_source: int, seed: int, sources: Sequence[str] = SOURCES
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for source in SOURCES:
+    for source in (*SOURCES, WITHOUT_EVIDENCE):
         if source not in sources:
             continue
-        lines = (root / source / "rows.jsonl").read_text(encoding="utf-8").splitlines()
-        found = [r for r in map(json.loads, lines) if r["split"] == split]
+        found = [r for r in _rows(root, source) if r["split"] == split]
         rng = random.Random(f"{seed}:{source}")
+        if source == WITHOUT_EVIDENCE:  # both rows of a question, or neither
+            chosen = rng.sample(sorted({r["id"][:-9] for r in found}), per_source // 2)
+            rows += [r for r in found if r["id"][:-9] in chosen]
+            continue
         for label in (True, False):
             group = sorted((r for r in found if r["sufficient"] is label), key=lambda r: r["id"])
             rows += rng.sample(group, min(len(group), per_source // 2))
@@ -217,7 +266,12 @@ def main() -> int:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--threshold", type=float, default=0.5, help="Sufficiency's threshold")
     r.add_argument("--metric", action="append", choices=["sufficiency", "question_recall"])
-    r.add_argument("--source", action="append", choices=SOURCES, help="default: every source")
+    r.add_argument(
+        "--source",
+        action="append",
+        choices=[*SOURCES, WITHOUT_EVIDENCE],
+        help=f"default: {', '.join(SOURCES)}",
+    )
     r.add_argument(
         "--history",
         action="store_true",
