@@ -75,9 +75,9 @@ class _Index:
     statements: dict[str, tuple[int, str]]
 
     def find(self, core: str, claim: str, window: Window) -> tuple[int, str, str] | None:
-        """The first run of whole units of one passage that reads ``core`` and may support
-        ``claim``, or else a statement the rules read in a passage's tables and lists that
-        reads ``core``: the passage's number, its chunk's id, the evidence."""
+        """A statement the rules read in a passage's tables and lists that reads ``core``, or
+        else the first run of whole units of one passage that does, that may support
+        ``claim``: the passage's number, its chunk's id, the evidence."""
         if (held := self.statements.get(core)) is not None:
             passage = window[held[0]]
             if not evidence_refusal(claim, held[1], passage.text):
