@@ -11,7 +11,7 @@
 
 Data: public sets labelled by people as answerable or not from a passage, converted to rows
 ``{id, source, question, contexts, sufficient, split, ...}`` by
-``benchmarks/quality/sufficiency_data.py`` into ``--bench-data`` (default
+``python -m benchmarks.quality.sufficiency_data`` into ``--bench-data`` (default
 ``$RAGRECALL_BENCH_DATA``, else ``~/.cache/ragrecall/bench-data``; each source's folder holds
 its raw files and PROVENANCE.md). Absent: prints ``skipped`` and exits 0. Each source's rows
 carry a fixed split (dev about 30 %, heldout the rest, by a hash of the id or dialogue):
@@ -40,11 +40,9 @@ and judge time per row; Sufficiency's time over QuestionRecall's on the same row
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import os
 import random
-import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -52,12 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import add_judge_args, auc, fmt, make_judge
+from benchmarks.quality.sufficiency_data import clean_evidence
 
 SOURCES = ("cast_answerability", "conditionalqa")
 # Derived from ConditionalQA's answerable questions: each paired with its page excerpt as is
 # (sufficient) and without the evidence sentences people selected for it (insufficient).
 WITHOUT_EVIDENCE = "conditionalqa_without_evidence"
-_TAG = re.compile(r"<[^>]+>")
 
 
 def bench_data(value: str | None) -> Path | None:
@@ -72,7 +70,7 @@ def _rows(root: Path, source: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines]
     raw = root / "conditionalqa" / "raw" / "v1_0"
     evidence = {
-        f"cqa-{x['id']}": {_clean(e) for e in x["evidences"]}
+        f"cqa-{x['id']}": {clean_evidence(e) for e in x["evidences"]}
         for name in ("train", "dev")
         for x in json.loads((raw / f"{name}.json").read_text(encoding="utf-8"))
     }
@@ -93,11 +91,6 @@ def _rows(root: Path, source: str) -> list[dict[str, Any]]:
                 }
             )
     return rows
-
-
-def _clean(text: str) -> str:
-    """An evidence sentence as the converter wrote it into the excerpt: tags and entities out."""
-    return re.sub(r"\s+", " ", html.unescape(_TAG.sub(" ", text))).strip()
 
 
 def pick(
