@@ -18,6 +18,7 @@ All selection is deterministic (no randomness; ordering by sorted keys / hashes)
 
 from __future__ import annotations
 
+import argparse
 import ast
 import csv
 import hashlib
@@ -25,7 +26,6 @@ import html
 import json
 import os
 import re
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -250,8 +250,15 @@ CONVERTERS = {
 }
 
 
-def main(argv: list[str]) -> None:
-    names = argv or list(CONVERTERS)
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", nargs="*", help=f"{', '.join(CONVERTERS)} (default: all)")
+    names = parser.parse_args().source or list(CONVERTERS)
+    if unknown := [n for n in names if n not in CONVERTERS]:
+        parser.error(f"unknown source {unknown[0]!r}; choose from {', '.join(CONVERTERS)}")
+    if not ROOT.is_dir():
+        print(f"skipped: no raw data at {ROOT} (set RAGRECALL_BENCH_DATA)")
+        return
     for name in names:
         rows = CONVERTERS[name]()
         out = write_rows(name, rows)
@@ -266,4 +273,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
