@@ -139,6 +139,14 @@ def attributionbench_rows(root: Path, split: str, limit: int, seed: int) -> list
     ]
 
 
+def shared_sets(root: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every LFQA-Verification answer and AttributionBench dev row, by set name."""
+    return {
+        "lfqa": lfqa_answers(root, 600, 0),
+        "attributionbench dev": attributionbench_rows(root, "dev", 10**9, 0),
+    }
+
+
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     n = len(x)
     if n < 3:

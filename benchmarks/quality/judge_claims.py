@@ -21,14 +21,7 @@ import json
 import time
 from pathlib import Path
 
-from benchmarks._common import (
-    OUT,
-    add_judge_args,
-    attributionbench_rows,
-    data_dir,
-    lfqa_answers,
-    make_judge,
-)
+from benchmarks._common import OUT, add_judge_args, data_dir, make_judge, shared_sets
 from ragrecall import ClaimCache, ContextRecall
 
 
@@ -45,10 +38,7 @@ def main() -> int:
         print("skipped: the shared datasets are absent")
         return 0
     listed = json.loads(args.reach.read_text())
-    answers = {
-        "lfqa": lfqa_answers(root, 600, 0),
-        "attributionbench dev": attributionbench_rows(root, "dev", 10**9, 0),
-    }
+    answers = shared_sets(root)
     done = set()
     if args.out.exists():
         done = {json.loads(line)["id"] for line in args.out.read_text().splitlines()}

@@ -388,7 +388,8 @@ def obedient_run(withhold: bool = True) -> dict[str, Any]:
             if not (DATA / f"{data}.jsonl").exists():
                 continue
             cases = read_jsonl(DATA / f"{data}.jsonl")
-            hits, planted = [], []
+            hits: list[str] = []
+            planted: list[str] = []
             for case in cases:
                 attack = [c["text"] for c in case["contexts"] if c["id"] == case["injected"]]
                 for way in ("own",) if token else OBEY_WAYS:
@@ -554,14 +555,11 @@ def lfqa_gate(folder: Path) -> dict[str, Any]:
 def reach_run(root: Path) -> dict[str, Any]:
     """How many answers of the shared datasets would get a second look: each scored by a judge
     that calls every claim supported, citing passage 1 (the most second looks there can be)."""
-    from benchmarks._common import attributionbench_rows, lfqa_answers
+    from benchmarks._common import shared_sets
     from ragrecall.testing import ScriptedJudge
 
     judge = ScriptedJudge(reply=lambda _: {"supported": True, "passage": 1, "quote": ""})
-    sets = {
-        "lfqa": lfqa_answers(root, 600, 0),
-        "attributionbench dev": attributionbench_rows(root, "dev", 10**9, 0),
-    }
+    sets = shared_sets(root)
     out: dict[str, Any] = {}
     for name, answers in sets.items():
         metric = ContextRecall(judge, cache=ClaimCache(), strategy="per_claim", verdict="json")
