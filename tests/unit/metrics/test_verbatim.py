@@ -131,3 +131,17 @@ def test_a_table_row_claim_is_found_in_a_chunk_with_the_same_table() -> None:
     claim = "Plans and limits: Plan Pro: Projects 50."
     (verdict,) = score(judge, [claim], other, strategy="per_claim").verdicts
     assert not verdict.attributed and len(judge.calls) == 1
+
+
+def test_a_link_stands_apart_from_the_sentence_it_cites() -> None:
+    """ "Source: https://... Guernica was painted by Picasso." states the sentence after the
+    link, with or without a full stop closing the link (an order hidden in a link's query
+    cannot make a sentence whole that was not)."""
+    claim = "Guernica was painted by Picasso."
+    for text in (
+        "Source: https://arts.example.org/guernica Guernica was painted by Picasso.",
+        "Source: https://arts.example.org/guernica?ref=x%20y. Guernica was painted by Picasso.",
+    ):
+        judge = refusing()
+        (verdict,) = score(judge, [claim], text, strategy="per_claim").verdicts
+        assert verdict.attributed and verdict.evidence == claim and judge.calls == []

@@ -1,13 +1,14 @@
 """Claims a passage states word for word: supported by the library's own check, no judge asked.
 
 A claim that is, up to case, width, quotes, whitespace and the punctuation at its edges, one
-or more whole sentences, lines or clauses after a semicolon of a passage, is stated there. The
-judge is not asked: no judge, swayed or small, can add to that, and no order in view can have
-bought it (without the order the passage still states it: a planted statement counts, as a
-recall metric counts what a chunk states). Decomposition keeps a reference's lines of code,
-tables and logs as they are, and a small judge often refuses them beside the text that holds
-them (``benchmarks/security/technical.py``). On the shared LFQA-Verification answers, every
-claim stated word for word is one people label supported (benchmarks/RESULTS.md).
+or more whole sentences, lines or clauses after a semicolon of a passage (a link standing
+apart), is stated there. The judge is not asked: no judge, swayed or small, can add to that,
+and no order in view can have bought it (without the order the passage still states it: a
+planted statement counts, as a recall metric counts what a chunk states). Decomposition keeps
+a reference's lines of code, tables and logs as they are, and a small judge often refuses them
+beside the text that holds them (``benchmarks/security/technical.py``). On the shared
+LFQA-Verification answers, every claim stated word for word is one people label supported
+(benchmarks/RESULTS.md).
 
 A claim the rules made of a reference's table row or list item counts when a passage's table
 or list, read by the same rules, makes the same statement.
@@ -39,6 +40,8 @@ __all__ = ["stated"]
 _EDGE = " \t\n\"'.,;:!?()[]-*\u2022#>"
 _ALNUM = re.compile(r"\w")
 _CLAUSE = re.compile(r"(?<=;)\s")  # a clause after a semicolon stands alone
+# A link is a unit of its own: it cites, it does not say ("Source: https://... Guernica was ...").
+_LINK = re.compile(r"(\S+://\S+)")
 
 
 def stated(claims: Sequence[str], window: Window) -> dict[int, ClaimVerdict]:
@@ -63,10 +66,11 @@ def stated(claims: Sequence[str], window: Window) -> dict[int, ClaimVerdict]:
 
 @dataclass(frozen=True)
 class _Index:
-    """A window's units (sentences, cut at line ends and after semicolons) normalised and
-    joined: passages by a line break (normalised text has none, so no match spans two), units
-    by a space; where each unit starts and ends there (with and without the punctuation at its
-    edges), mapped to its passage and unit; and the units as the text has them."""
+    """A window's units (sentences, cut at line ends, after semicolons and around links)
+    normalised and joined: passages by a line break (normalised text has none, so no match
+    spans two), units by a space; where each unit starts and ends there (with and without the
+    punctuation at its edges), mapped to its passage and unit; and the units as the text has
+    them."""
 
     joined: str
     starts: dict[int, tuple[int, int]]
@@ -110,11 +114,12 @@ def _index(texts: tuple[str, ...]) -> _Index:
         statements.setdefault(norm.strip(_EDGE), (p, text))
     units = tuple(
         tuple(
-            part.strip()
+            piece.strip()
             for sentence in split_sentences(text)
             for line in sentence.splitlines()
             for part in _CLAUSE.split(line)
-            if part.strip()
+            for piece in _LINK.split(part)
+            if piece.strip()
         )
         for text in texts
     )
