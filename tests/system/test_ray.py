@@ -159,7 +159,8 @@ def test_a_429_storm_keeps_the_cluster_under_its_rate_limit(tmp_path: Path) -> N
         {
             "question": f"What does cat {i} do?",
             "reference": f"Cat {i} purrs.",
-            "contexts": [f"Cat {i} purrs. fault=rate_limit"],
+            # more than the reference says, so each sample asks the judge (and gets its 429)
+            "contexts": [f"Cat {i} purrs loudly. fault=rate_limit"],
         }
         for i in range(n)
     ]
