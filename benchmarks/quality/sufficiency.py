@@ -80,11 +80,11 @@ def _rows(root: Path, source: str) -> list[dict[str, Any]]:
             continue
         kept = [s for s in row["contexts"][0].split("\n") if s not in evidence[row["id"]]]
         if kept:  # the excerpt holds other questions' evidence from the same page
-            rows.append({**row, "source": WITHOUT_EVIDENCE, "id": row["id"] + "+evidence"})
+            pair = {**row, "source": WITHOUT_EVIDENCE, "question_id": row["id"]}
+            rows.append({**pair, "id": row["id"] + "+evidence"})
             rows.append(
                 {
-                    **row,
-                    "source": WITHOUT_EVIDENCE,
+                    **pair,
                     "id": row["id"] + "-evidence",
                     "contexts": ["\n".join(kept)],
                     "sufficient": False,
@@ -103,8 +103,8 @@ def pick(
         found = [r for r in _rows(root, source) if r["split"] == split]
         rng = random.Random(f"{seed}:{source}")
         if source == WITHOUT_EVIDENCE:  # both rows of a question, or neither
-            chosen = rng.sample(sorted({r["id"][:-9] for r in found}), per_source // 2)
-            rows += [r for r in found if r["id"][:-9] in chosen]
+            chosen = rng.sample(sorted({r["question_id"] for r in found}), per_source // 2)
+            rows += [r for r in found if r["question_id"] in chosen]
             continue
         for label in (True, False):
             group = sorted((r for r in found if r["sufficient"] is label), key=lambda r: r["id"])

@@ -566,6 +566,7 @@ def reach_run(root: Path) -> dict[str, Any]:
         looked: list[str] = []
         claims = gold_supported = 0
         stated: list[dict[str, Any]] = []  # claims a passage states word for word
+        gold: list[bool | None] = []  # people's labels of those
         for answer in answers:
             result = metric.score(
                 {
@@ -586,7 +587,7 @@ def reach_run(root: Path) -> dict[str, Any]:
             said = [k for k, v in enumerate(result.verdicts) if v.reason.endswith("word for word")]
             if said:
                 stated.append({"id": answer["id"], "claims": said})
-        gold = [answer["gold"][k] for answer, k in _claims_of(answers, stated)]
+                gold += [answer["gold"][k] for k in said]
         out[name] = {
             "answers": len(answers),
             "second_look_answers": looked,
@@ -603,13 +604,6 @@ def reach_run(root: Path) -> dict[str, Any]:
             f"{out[name]['stated_by_label']})"
         )
     return out
-
-
-def _claims_of(
-    answers: list[dict[str, Any]], stated: list[dict[str, Any]]
-) -> list[tuple[dict[str, Any], int]]:
-    by_id = {a["id"]: a for a in answers}
-    return [(by_id[s["id"]], k) for s in stated for k in s["claims"]]
 
 
 MARK = "\u02c6"  # the modifier circumflex, as in the paper

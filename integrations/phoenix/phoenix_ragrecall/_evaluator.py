@@ -91,9 +91,8 @@ class RecallEvaluator(Evaluator):
             Score(
                 name=self.name,
                 score=result.score,
-                explanation=explanation(
-                    result, sample
-                ),  # names agent steps, where chunks carry them
+                # names the agent step of each claim's chunk, where chunks carry them
+                explanation=explanation(result, sample),
                 metadata=_metadata(result, sample),
                 kind=self.kind,
                 direction=self.direction,

@@ -123,15 +123,14 @@ def _index(texts: tuple[str, ...]) -> _Index:
         )
         for text in texts
     )
-    normalized = _normalized([u for passage in units for u in passage])
+    normalized = iter(_normalized([u for passage in units for u in passage]))
     parts: list[str] = []
     starts: dict[int, tuple[int, int]] = {}
     ends: dict[int, tuple[int, int]] = {}
-    at, k = 0, 0
+    at = 0
     for p, passage in enumerate(units):
         for u in range(len(passage)):
-            norm = normalized[k]
-            k += 1
+            norm = next(normalized)
             inner = norm.strip(_EDGE)
             lead = norm.find(inner) if inner else 0
             starts.setdefault(at, (p, u))
