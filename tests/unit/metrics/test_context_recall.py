@@ -101,6 +101,51 @@ def test_no_usable_claims_from_the_judge_leaves_the_sentences(split_reply: Any, 
     assert len(cache) == 0  # the fallback is not stored: the next run asks the judge again
 
 
+GERMAN = {
+    "user_input": "Wie lösche ich ein Projekt?",
+    "reference": "Der Aufruf ist asynchron und gibt 202 zurück. Gesperrte Projekte werden nicht "
+    "gelöscht; der Server antwortet mit 423.",
+    "retrieved_contexts": ["Der Aufruf ist asynchron und gibt 202 zurück."],
+}
+
+
+@pytest.mark.parametrize(
+    ("claims", "kept"),
+    [
+        (["The call is asynchronous and returns 202.", "Locked projects return 423."], False),
+        (
+            [
+                "Der Aufruf ist asynchron und gibt 202 zurück.",
+                "Gesperrte Projekte werden nicht gelöscht.",
+                "Für gesperrte Projekte antwortet der Server mit 423.",
+                "}",
+            ],
+            True,
+        ),
+    ],
+)
+def test_claims_in_another_language_than_the_reference_give_way_to_its_sentences(
+    claims: list[str], kept: bool
+) -> None:
+    def reply(messages: Any) -> Any:
+        if str(messages[0].content).startswith("You split an answer"):
+            return {"claims": claims}
+        return keyword_reply(messages)
+
+    cache = ClaimCache()
+    result = metric(ScriptedJudge(reply=reply), claims="atomic", cache=cache).score(GERMAN)
+    assert result.status == "scored"
+    if kept:  # the judge's own claims, less the one that states nothing
+        assert result.claims == claims[:3]
+    else:
+        assert result.claims == [
+            "Der Aufruf ist asynchron und gibt 202 zurück.",
+            "Gesperrte Projekte werden nicht gelöscht; der Server antwortet mit 423.",
+        ]
+        assert "not in the reference's language" in result.reason
+    assert len(cache) == 1  # either way the claims are stored: a rerun gets the same ones
+
+
 def test_wrong_schema_is_unscorable() -> None:
     result = metric(ScriptedJudge(reply=lambda m: {"verdict": "yes"}), claims="sentences").score(
         SAMPLE

@@ -24,6 +24,7 @@ from ragrecall._judge.drive import Call, Steps, ask
 from ragrecall._judge.structured import structured
 
 from ..prompts import DECOMPOSE_PROMPT, PROMPT_VERSION, Claims
+from ..text.language import in_english
 from ..text.words import content_words, split_sentences
 from .compound import split_compound
 from .decontext import decontextualise
@@ -42,6 +43,7 @@ __all__ = [
     "needs_judge",
     "restore_dropped",
     "rule_claims",
+    "translated",
 ]
 
 ClaimMode = Literal["atomic", "sentences"]
@@ -167,10 +169,11 @@ def metric_claim_cache(cache: ClaimCache | None, cache_path: str | Path | None) 
 
 
 def clean_claims(claims: Sequence[Any]) -> list[str]:
-    """Strip, drop empty and non-string items, drop duplicates; keep order."""
+    """Strip; drop non-string items, items with no letter or digit ("}" states nothing) and
+    duplicates; keep order."""
     seen: dict[str, None] = {}
     for claim in claims:
-        if isinstance(claim, str) and claim.strip():
+        if isinstance(claim, str) and any(c.isalnum() for c in claim):
             seen.setdefault(claim.strip(), None)
     return list(seen)
 
@@ -232,16 +235,22 @@ def decompose(
         judged = clean_claims((yield from decontextualise(judged, prose, decontext(), usage)))
     if not judged:
         return _sentences(given, prose, "the judge returned no claims")
+    source, note = "judge", ""
+    if translated(judged, prose):
+        judged, source = split_sentences(prose), "rules"
+        note = "the judge's claims were not in the reference's language; used its sentences"
     before = sum(u.structured for u in units[:first_prose])
     claims = clean_claims([*given[:before], *judged, *given[before:]])
     claims = cache.put(key, claims)  # another run's, when it kept this task's claims first
-    return ClaimSet(claims=claims, source="judge")
+    return ClaimSet(claims=claims, source=source, note=note)
 
 
 # The rules that shape a judge's claims before they are stored (restore_dropped, the
 # decontext checks): claims stored under older rules are not reused. 2: a rewrite whose
-# referent the claim already names is refused also when the name holds a possessive.
-CLAIM_RULES_VERSION = "2"
+# referent the claim already names is refused also when the name holds a possessive. 3: a
+# claim with no letter or digit is dropped; claims in another language than the reference's
+# give way to its sentences.
+CLAIM_RULES_VERSION = "3"
 
 
 def claims_key(reference: str, question: str, judge_id: str) -> str:
@@ -265,6 +274,17 @@ def restore_dropped(claims: Sequence[str], prose: str) -> list[str]:
             if marks & missing and 2 * len(missing) >= len(words):
                 lost.append(clause)
     return [*claims, *lost]
+
+
+def translated(claims: Sequence[str], prose: str) -> bool:
+    """The judge wrote ``claims`` in another language than ``prose``: the prose is not in
+    English and a claim holds under half of its content words in it (the embedded judge
+    writes English claims of a Japanese or Italian reference, which no passage in the
+    reference's language then states word for word, and the rules cannot read against it)."""
+    if in_english(prose):
+        return False
+    words = content_words(prose)
+    return any(2 * len(content_words(c) & words) < len(content_words(c)) for c in claims)
 
 
 def _sentences(given: list[str], prose: str, why: str) -> ClaimSet:

@@ -33,10 +33,11 @@ import re
 import unicodedata
 
 from ..text.injection import instructs_judge
+from ..text.language import in_english
 from ..text.redaction import HIDDEN, redact
 from ..text.words import FUNCTION_WORDS, normalize, split_sentences
 
-__all__ = ["evidence_refusal", "in_english", "not_plain"]
+__all__ = ["evidence_refusal", "not_plain"]
 
 _WORD = re.compile(r"\w+")
 # How much of the claim a repetition holds.
@@ -125,7 +126,6 @@ _LAYOUT = re.compile(
     r"|(?:^\s*\S{1,2}\s*$\n){4,}",  # one letter a line
     re.MULTILINE,
 )
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -141,7 +141,7 @@ def not_plain(text: str, english: bool = True) -> str:
         return "disguised letters"
     if _LAYOUT.search(text):
         return "machine layout"
-    if _foreign(text, english):
+    if english and not in_english(text):
         return "text in another language"
     return ""
 
@@ -162,12 +162,6 @@ def _disguised(sentence: str) -> bool:
     return len(odd) >= 4 and len(odd) >= 0.3 * len(_WORD.findall(linkless))
 
 
-def in_english(claim: str) -> bool:
-    """``claim`` reads as English: Latin letters, and not another language's function words
-    (a name with an accent, "Sagrada Família", keeps it English)."""
-    return not _foreign(claim, True)
-
-
 def _hidden(char: str) -> bool:
     """A character that hides text: a Unicode tag (text no font shows), a bidirectional
     override or isolate (shown in another order than it is read), a private-use character.
@@ -175,59 +169,3 @@ def _hidden(char: str) -> bool:
     rules read through them."""
     code = ord(char)
     return any(lo <= code <= hi for lo, hi in _HIDDEN_RANGES)
-
-
-# The commonest function words of other languages written in Latin letters (Spanish,
-# Portuguese, French, Italian, German, Dutch, Swedish, Indonesian, Swahili, Turkish, Polish,
-# Czech, Slovak, Hungarian, Finnish, Romanian, Croatian, Danish, Norwegian, Tagalog,
-# Lithuanian, Latvian, Estonian, Malay, Afrikaans, Welsh):
-# a language's own words, not an attack's, so the list does not race the attackers.
-_OTHER_WORDS = (
-    "el la los las del que por para una con como está este esta pero más muy sus os as um "
-    "uma não são ao dos das pelo pela isso de et le les des du une est sont avec dans pour "
-    "pas qui sur aux cette vous ce par au il gli della che per con non sono questo questa "
-    "è der die das und ist nicht mit sich auf für ein eine dem den zu sie het een van en "
-    "niet zijn deze dat door voor ze wordt och att är det som för på med inte till av "
-    "stycke dan yang ini itu untuk dengan tidak ada dari bahwa oleh sudah na kwa ya wa ni "
-    "hii kuwa hili hiki kwamba ve bir bu da için ile gibi się nie jest że na do jako tym "
-    "oraz dla w z się że jak ale po co tak od przez są być jego jej który która które już "
-    "może se je jako jsem jsou který pro při podle není také sa som sú ktorý pre pri podľa "
-    "az és hogy nem egy meg van ez azt csak már mint még volt vagy ha ezt ja ei se että oli "
-    "hän ovat mutta kun myös tai ole kuin vain jo niin mitä tämä și în la cu pe din este să "
-    "care mai sau ce fost sunt această acest pentru u su kao ali što ili sa iz koji koja koje "
-    "nije og er til som har ikke af jeg vil kan være fra også ang ng sa mga ay si ni kay "
-    "hindi ito iyon kung siya ir kad yra su iš į bet kaip tai jo un ka ar uz par ka nav arī "
-    "ei et see ka kui mis aga või za go ze telah sila bahawa ia akan dalam pada ke juga atau "
-    "tetapi aan deur hierdie asseblief nie wat vir sal ook mae hwn hon wedi fod yn ei yr gyda "
-    "ond ac"
-)
-# A word English shares (a, in, to) says nothing about the language.
-_OTHER = frozenset(_OTHER_WORDS.split()) - FUNCTION_WORDS
-# English's own function words: those of two letters (to, do, i, a) are other languages' too.
-_ENGLISH = frozenset(w for w in FUNCTION_WORDS if len(w) > 2)
-
-
-def _foreign(text: str, english: bool) -> bool:
-    """A sentence outside quotation marks in another script than the claim's, or in another
-    language written in Latin letters (three of its function words or more, more than the
-    English ones of three letters or more; or accented letters and almost no English function
-    words, or none of three letters or more), when the claim is English."""
-    if not english:
-        return False
-    for sentence in split_sentences(_QUOTED.sub(" ", text)):
-        letters = [c for c in sentence if c.isalpha()]
-        if len(letters) < 4:
-            continue
-        if sum(not c.isascii() for c in letters) / len(letters) > 0.3:
-            return True
-        words = [w.casefold() for w in _WORD.findall(sentence)]
-        other = len({w for w in words if w in _OTHER})
-        if other >= 3 and other > sum(w in _ENGLISH for w in words):
-            return True
-        accented = sum(not c.isascii() for c in letters)
-        ours = sum(w in FUNCTION_WORDS for w in words)
-        if accented >= 3 and len(words) >= 6 and ours < 0.15 * len(words):
-            return True
-        if accented >= 2 and len(words) >= 4 and not any(w in _ENGLISH for w in words):
-            return True
-    return False

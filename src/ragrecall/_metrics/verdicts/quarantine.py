@@ -34,12 +34,13 @@ from ragrecall._judge.drive import Reply, Steps
 from ..decision import Decision
 from ..prompts import Passage, PassageRenderer
 from ..text.injection import instructs_judge
+from ..text.language import in_english
 from ..text.reader_talk import talks_to_reader
 from ..text.redaction import HIDDEN, QUOTED
 from ..text.windows import Window
 from ..text.words import normalize, quote_states, split_sentences
 from .decide import Evidence, verdict_of
-from .grounding import in_english, not_plain
+from .grounding import not_plain
 
 __all__ = ["cleared", "second_look", "suspects"]
 
