@@ -56,6 +56,7 @@ def test_by_name_it_still_scores_and_warns_once() -> None:
     with pytest.warns(DeprecationWarning, match="Sufficiency") as caught:
         report = evaluate([SAMPLE], [MetricSpec("question_recall", family_judge)])
     assert len(caught) == 1 and report.scores == {"question_recall": 0.5}
+    assert caught[0].filename == __file__  # built on this thread, not the engine's loop
 
 
 def test_sufficiency_does_not_warn() -> None:

@@ -49,9 +49,12 @@ class LocalEngine:
         on_record: Callable[[Record], None],
         settings: RunSettings,
     ) -> Outcome:
-        """``ascore`` on ragrecall's one long-lived event loop (works inside notebooks)."""
+        """``ascore`` on ragrecall's one long-lived event loop (works inside notebooks). The
+        metrics are built here, on the caller's thread, so a warning one gives as it is built
+        (a deprecated name) points at the caller's line, where Python's filters show it."""
+        built = build_metrics(metrics)
         run = self.ascore(
-            samples, metrics, out=out, budget=budget, on_record=on_record, settings=settings
+            samples, built, out=out, budget=budget, on_record=on_record, settings=settings
         )
         return run_blocking(run)
 
