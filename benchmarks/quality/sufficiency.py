@@ -26,7 +26,11 @@ check the answer of every sub-question, so ``fit`` can replay any threshold with
 answerable ConditionalQA question of the split twice, with its page excerpt as is (sufficient)
 and without the evidence sentences people selected for it (insufficient; the excerpt keeps
 other questions' evidence from the same page, so it stays on topic). Another question's
-evidence can still answer it, so some "insufficient" rows are not.
+evidence can still answer it, so some "insufficient" rows are not. ``--source
+hotpotqa_without_support`` is derived the same way from HotpotQA's dev questions (two-hop,
+Wikipedia): with the two paragraphs people marked as supporting it plus two distractors
+(sufficient), and with the one that holds the answer swapped for a third distractor
+(insufficient); no paragraph left holds the answer's words (bar yes/no answers).
 
 ``--history`` gives each row its dialogue's earlier turns (CAsT is conversational: "Now my
 garage door opener stopped working. Why?"), so the question is made to stand alone by the judge
@@ -50,12 +54,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import add_judge_args, auc, fmt, make_judge
-from benchmarks.quality.sufficiency_data import clean_evidence
+from benchmarks.quality.sufficiency_data import HOTPOT, clean_evidence
 
 SOURCES = ("cast_answerability", "conditionalqa")
 # Derived from ConditionalQA's answerable questions: each paired with its page excerpt as is
 # (sufficient) and without the evidence sentences people selected for it (insufficient).
 WITHOUT_EVIDENCE = "conditionalqa_without_evidence"
+PAIRED = (WITHOUT_EVIDENCE, HOTPOT)  # derived: each question with and without its support
 
 
 def bench_data(value: str | None) -> Path | None:
@@ -66,6 +71,8 @@ def bench_data(value: str | None) -> Path | None:
 
 def _rows(root: Path, source: str) -> list[dict[str, Any]]:
     if source != WITHOUT_EVIDENCE:
+        if not (root / source / "rows.jsonl").is_file():
+            raise SystemExit(f"{root / source / 'rows.jsonl'}: absent; run sufficiency_data")
         lines = (root / source / "rows.jsonl").read_text(encoding="utf-8").splitlines()
         return [json.loads(line) for line in lines]
     raw = root / "conditionalqa" / "raw" / "v1_0"
@@ -97,13 +104,14 @@ def pick(
     root: Path, split: str, per_source: int, seed: int, sources: Sequence[str] = SOURCES
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for source in (*SOURCES, WITHOUT_EVIDENCE):
+    for source in (*SOURCES, *PAIRED):
         if source not in sources:
             continue
         found = [r for r in _rows(root, source) if r["split"] == split]
         rng = random.Random(f"{seed}:{source}")
-        if source == WITHOUT_EVIDENCE:  # both rows of a question, or neither
-            chosen = rng.sample(sorted({r["question_id"] for r in found}), per_source // 2)
+        if source in PAIRED:  # both rows of a question, or neither
+            questions = sorted({r["question_id"] for r in found})
+            chosen = rng.sample(questions, min(len(questions), per_source // 2))
             rows += [r for r in found if r["question_id"] in chosen]
             continue
         for label in (True, False):
@@ -242,11 +250,43 @@ def report(args: argparse.Namespace) -> int:
         if None not in graded:
             line += f"  AUC(p_sufficient) {fmt(auc(gold, graded))}"
         print(line + f"  {seconds[source, metric]:.1f} s/row")
-    for source in (*SOURCES, "all"):
+    for source in sorted({source for source, _ in seconds}):
         a, b = seconds.get((source, "sufficiency")), seconds.get((source, "question_recall"))
         if a and b:
             print(f"{source}: judge time, sufficiency / question_recall = {a / b:.2f}")
+            print(f"{source}: {_paired(by[source, 'sufficiency'], by[source, 'question_recall'])}")
     return 0
+
+
+def _paired(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], draws: int = 2000) -> str:
+    """On the rows both metrics scored: Sufficiency's AUC(p_sufficient) and its lead over
+    QuestionRecall's AUC(score), each with a 90 % interval from ``draws`` bootstrap resamples
+    of the rows (seed 0)."""
+    score = {i["id"]: i["score"] for i in theirs}
+    rows = [(i["sufficient"], i["p_sufficient"], score[i["id"]]) for i in ours if i["id"] in score]
+    if not rows or any(p is None for _, p, _ in rows):
+        return "no paired rows with p_sufficient"
+
+    def both(sample: Sequence[tuple[bool, float, float]]) -> tuple[float, float] | None:
+        gold = [g for g, _, _ in sample]
+        a, b = auc(gold, [p for _, p, _ in sample]), auc(gold, [q for _, _, q in sample])
+        return None if a is None or b is None else (a, a - b)
+
+    found = both(rows)
+    rng = random.Random(0)
+    drawn = [both([rng.choice(rows) for _ in rows]) for _ in range(draws)]
+    kept = [d for d in drawn if d is not None]
+    if found is None or not kept:
+        return "paired rows hold one label only"
+
+    def interval(k: int) -> str:
+        values = sorted(d[k] for d in kept)
+        return f"{values[int(0.05 * len(values))]:.3f} to {values[int(0.95 * len(values)) - 1]:.3f}"
+
+    return (
+        f"n={len(rows)} paired: AUC(p_sufficient) {found[0]:.3f} (90 % {interval(0)}), "
+        f"minus QuestionRecall's AUC(score) {found[1]:+.3f} (90 % {interval(1)})"
+    )
 
 
 def main() -> int:
@@ -262,7 +302,7 @@ def main() -> int:
     r.add_argument(
         "--source",
         action="append",
-        choices=[*SOURCES, WITHOUT_EVIDENCE],
+        choices=[*SOURCES, *PAIRED],
         help=f"default: {', '.join(SOURCES)}",
     )
     r.add_argument(

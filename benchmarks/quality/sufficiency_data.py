@@ -5,7 +5,8 @@
 Standard library only. The raw files lie under ``$RAGRECALL_BENCH_DATA`` (default
 ``~/.cache/ragrecall/bench-data``), one folder per source with ``raw/`` and PROVENANCE.md
 (where each came from, at which commit, and what its label means); each ``rows.jsonl`` is
-written beside them. Sources: cast_answerability, conditionalqa (default: all).
+written beside them. Sources: cast_answerability, conditionalqa, hotpotqa_without_support
+(default: all).
 
 Each output line:
   {"id", "source", "question", "contexts": [str], "sufficient": bool,
@@ -244,9 +245,73 @@ def convert_conditionalqa() -> list[dict[str, Any]]:
     return rows
 
 
+# --------------------------------------------------------------------------
+# 3. HotpotQA dev, distractor setting (Yang et al., EMNLP 2018): derived pairs
+# --------------------------------------------------------------------------
+HOTPOT = "hotpotqa_without_support"
+
+
+def _complete_records(text: str) -> list[dict[str, Any]]:
+    """The whole records of a JSON array cut off mid-record (the copy we could get)."""
+    decoder, at, records = json.JSONDecoder(), text.index("[") + 1, []
+    while True:
+        while at < len(text) and text[at] in ", \n":
+            at += 1
+        try:
+            record, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return records
+        records.append(record)
+
+
+def convert_hotpotqa() -> list[dict[str, Any]]:
+    """Each question twice: with both paragraphs people marked as supporting it (sufficient),
+    and with the one that holds the answer swapped for a further distractor (insufficient).
+    The raw file is the first 365,099 bytes of ``hotpot_dev_distractor_v1.json`` (GitHub
+    ``Rakin061/hotpot`` at 077eab2, the only copy reachable here): its 53 whole records."""
+    raw = ROOT / HOTPOT / "raw" / "hotpot_dev_distractor_v1.prefix.json"
+    rows = []
+    for x in _complete_records(raw.read_text(encoding="utf-8")):
+        paragraphs = {t: f"{t}: " + "".join(s).strip() for t, s in x["context"]}
+        gold = list(dict.fromkeys(t for t, _ in x["supporting_facts"]))
+        answer = x["answer"].strip().lower()
+        yes_no = answer in ("yes", "no")
+        holds = [t for t in gold if not yes_no and answer in paragraphs[t].lower()]
+        removed = (holds or gold)[-1]
+        others = [
+            t
+            for t in sorted(paragraphs, key=lambda t: _h(x["_id"] + t))
+            if t not in gold and (yes_no or answer not in paragraphs[t].lower())
+        ]
+        if len(gold) != 2 or len(others) < 3:
+            continue
+        kept = [t for t in gold if t != removed]
+        for suffix, titles, sufficient in (
+            ("+support", [*gold, *others[:2]], True),
+            ("-support", [*kept, *others[:3]], False),
+        ):
+            order = sorted(titles, key=lambda t: _h(x["_id"] + "order" + t))
+            rows.append(
+                {
+                    "id": f"hotpot-{x['_id']}{suffix}",
+                    "source": HOTPOT,
+                    "question": x["question"].strip(),
+                    "contexts": [paragraphs[t] for t in order],
+                    "sufficient": sufficient,
+                    "history": [],
+                    "dialogue_id": f"hotpot-{x['_id']}",
+                    "question_id": f"hotpot-{x['_id']}",
+                    "type": x["type"],
+                    "removed": None if sufficient else removed,
+                }
+            )
+    return rows
+
+
 CONVERTERS = {
     "cast_answerability": convert_cast,
     "conditionalqa": convert_conditionalqa,
+    HOTPOT: convert_hotpotqa,
 }
 
 
