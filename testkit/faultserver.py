@@ -88,6 +88,7 @@ class Request:
     format: str  # what the client asked for: json_schema, json_object, tools or text
     text: str = ""  # the contents of its messages
     index: int = 0  # its place in the server's log
+    max_tokens: int | None = None  # the reply's cap the client asked for
 
 
 class FaultServer(LoopbackServer):
@@ -146,7 +147,15 @@ class FaultServer(LoopbackServer):
                 fault = "unknown_scenario"
             text = " ".join(str(m.get("content", "")) for m in messages)
             request = Request(
-                key, attempt, time.monotonic(), scenario, fault, _format(body), text, len(self.log)
+                key,
+                attempt,
+                time.monotonic(),
+                scenario,
+                fault,
+                _format(body),
+                text,
+                len(self.log),
+                body.get("max_tokens") or body.get("max_completion_tokens"),
             )
             self.log.append(request)
             if fault is not None:

@@ -42,6 +42,7 @@ from .prompts import (
     render_passages,
 )
 from .recall_claims import question_asked, reference_claims
+from .standalone import STANDALONE_REPLY_TOKENS
 from .text.redaction import redact_chunks
 from .text.windows import pack
 from .verdicts.attribution import Strategy, Verdict, attribute, attribution_chain
@@ -262,7 +263,9 @@ class ContextRecall(Metric[RecallResult]):
             if kind == "decompose":
                 chain = decomposition_chain(self.judge, self.decompose_prompt)
             elif kind == "standalone":
-                chain = self.standalone_prompt | structured(self.judge, StandaloneQuestion)
+                chain = self.standalone_prompt | structured(
+                    self.judge, StandaloneQuestion, max_tokens=STANDALONE_REPLY_TOKENS
+                )
             elif kind.startswith("variant:"):
                 chain = variant_chain(self.judge, VERDICT_VARIANTS[int(kind[8:])])
             elif kind == "fallback":  # per-claim JSON (a batched prompt does not fit it)

@@ -17,13 +17,22 @@ from .claims.decompose import ClaimCache
 from .prompts import STANDALONE_PROMPT, StandaloneQuestion
 from .text.words import content_words
 
-__all__ = ["HISTORY_TURNS", "STANDALONE_VERSION", "refusal", "render_history", "standalone"]
+__all__ = [
+    "HISTORY_TURNS",
+    "STANDALONE_REPLY_TOKENS",
+    "STANDALONE_VERSION",
+    "refusal",
+    "render_history",
+    "standalone",
+]
 
 # How many of the last turns the judge is shown (and Sufficiency credits), each side of a
 # turn cut to TURN_CHARS characters: the prompt stays bounded in a long conversation.
 HISTORY_TURNS = 6
 TURN_CHARS = 600
 STANDALONE_VERSION = "1"
+# A question made to stand alone is one sentence: a reply past this is a judge that lost its way.
+STANDALONE_REPLY_TOKENS = 200
 _CACHE_KIND = "standalone_question"
 # Words a rewrite may drop ("what about its height?") or add ("And in 1990?" -> "What was
 # the population of Paris in 1990?") though the conversation does not hold them.

@@ -11,11 +11,13 @@ from .._judge.drive import Call, Steps, ask
 from .claims.decompose import ClaimCache, clean_claims
 from .prompts import SUB_QUESTIONS_PROMPT, SubQuestions
 
-__all__ = ["SUB_QUESTIONS_VERSION", "sub_questions"]
+__all__ = ["SUB_QUESTIONS_REPLY_TOKENS", "SUB_QUESTIONS_VERSION", "sub_questions"]
 
 # Distinguishes sub-question entries from claim entries in a shared ClaimCache.
 _CACHE_KIND = "sub_questions"
 SUB_QUESTIONS_VERSION = "1"
+# A question's sub-questions are a few lines: a reply past this is a judge that lost its way.
+SUB_QUESTIONS_REPLY_TOKENS = 512
 
 
 def sub_questions(

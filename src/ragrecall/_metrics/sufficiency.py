@@ -44,8 +44,8 @@ from .prompts import (
     SubQuestions,
     render_passages,
 )
-from .standalone import HISTORY_TURNS, standalone
-from .sub_questions import sub_questions
+from .standalone import HISTORY_TURNS, STANDALONE_REPLY_TOKENS, standalone
+from .sub_questions import SUB_QUESTIONS_REPLY_TOKENS, sub_questions
 from .text.answer_type import lacks_answer_type
 from .text.windows import Window, pack
 from .text.words import content_words, passages_quoting
@@ -57,6 +57,10 @@ __all__ = ["DEFAULT_ANSWERED_THRESHOLD", "Sufficiency"]
 
 # P(answerable) at or above which a judge's verdict counts (then checked).
 DEFAULT_ANSWERED_THRESHOLD = 0.5
+# An answer and the span that holds it: a reply past this is a judge that lost its way (cut, it
+# fails to parse and is asked again once, as any invalid reply). The judge's own limit, where
+# set, is kept.
+ANSWER_REPLY_TOKENS = 400
 
 
 class Sufficiency(Metric[SufficiencyResult]):
@@ -135,11 +139,16 @@ class Sufficiency(Metric[SufficiencyResult]):
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:
             if kind == "decompose":
-                chain = self.decompose_prompt | structured(self.judge, SubQuestions)
+                cap = SUB_QUESTIONS_REPLY_TOKENS
+                chain = self.decompose_prompt | structured(self.judge, SubQuestions, max_tokens=cap)
             elif kind == "standalone":
-                chain = self.standalone_prompt | structured(self.judge, StandaloneQuestion)
+                cap = STANDALONE_REPLY_TOKENS
+                chain = self.standalone_prompt | structured(
+                    self.judge, StandaloneQuestion, max_tokens=cap
+                )
             else:
-                chain = self.prompt | structured(self.judge, AnswerSpan)
+                cap = ANSWER_REPLY_TOKENS
+                chain = self.prompt | structured(self.judge, AnswerSpan, max_tokens=cap)
             self._chains[kind] = chain
         return self._chains[kind]
 

@@ -218,3 +218,26 @@ def test_a_window_whose_answer_fails_its_second_look_leaves_the_next_windows_to_
     (when,) = result.sub_questions
     assert when.answerable and when.chunk_ids == ["3"], when.reason
     assert sum(ORDER in str(call[-1].content) for call in judge.calls) == 1  # window 1 only
+
+
+def test_every_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
+    # A small judge that loses its way writes until its context is full (minutes on two
+    # cores): each reply is capped, as the claims' are, unless the judge sets its own limit.
+    from faultserver import FaultServer
+    from langchain_openai import ChatOpenAI
+
+    sample = {
+        "user_input": "And how tall is it?",
+        "history": [{"question": "When was the Eiffel Tower built?", "answer": "In 1889."}],
+        "retrieved_contexts": ["The Eiffel Tower is 330 metres tall."],
+    }
+    with FaultServer(faults=False, lifetime=60) as server:
+        judge = ChatOpenAI(base_url=server.url, api_key="x", model="m", max_retries=0)  # type: ignore[arg-type]
+        Sufficiency(judge, cache=ClaimCache()).score(sample)
+        own = judge.model_copy(update={"max_tokens": 64})
+        Sufficiency(own, cache=ClaimCache()).score(sample)
+    caps = [request.max_tokens for request in server.log]
+    half = len(caps) // 2
+    assert len(caps) == 2 * half and half >= 3  # standalone, sub-questions, an answer
+    assert set(caps[:half]) == {200, 512, 400}
+    assert set(caps[half:]) == {64}  # the judge's own limit is kept
