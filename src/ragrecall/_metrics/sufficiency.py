@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
+from pydantic import BaseModel
 
 from .._core.results import SubQuestionVerdict, SufficiencyResult
 from .._core.schemas import Sample, Turn, Usage
@@ -138,18 +139,22 @@ class Sufficiency(Metric[SufficiencyResult]):
 
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:
+            schema: type[BaseModel]
             if kind == "decompose":
-                cap = SUB_QUESTIONS_REPLY_TOKENS
-                chain = self.decompose_prompt | structured(self.judge, SubQuestions, max_tokens=cap)
+                prompt, schema, cap = (
+                    self.decompose_prompt,
+                    SubQuestions,
+                    SUB_QUESTIONS_REPLY_TOKENS,
+                )
             elif kind == "standalone":
-                cap = STANDALONE_REPLY_TOKENS
-                chain = self.standalone_prompt | structured(
-                    self.judge, StandaloneQuestion, max_tokens=cap
+                prompt, schema, cap = (
+                    self.standalone_prompt,
+                    StandaloneQuestion,
+                    STANDALONE_REPLY_TOKENS,
                 )
             else:
-                cap = ANSWER_REPLY_TOKENS
-                chain = self.prompt | structured(self.judge, AnswerSpan, max_tokens=cap)
-            self._chains[kind] = chain
+                prompt, schema, cap = self.prompt, AnswerSpan, ANSWER_REPLY_TOKENS
+            self._chains[kind] = prompt | structured(self.judge, schema, max_tokens=cap)
         return self._chains[kind]
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[SufficiencyResult]:
