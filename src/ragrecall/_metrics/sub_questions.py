@@ -6,6 +6,7 @@ from __future__ import annotations
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
+from .._core.errors import JudgeError
 from .._core.schemas import Usage
 from .._judge.drive import Call, Steps, ask
 from .claims.decompose import ClaimCache, clean_claims
@@ -30,13 +31,18 @@ def sub_questions(
     usage: Usage,
 ) -> Steps[tuple[list[str], str]]:
     """The sub-questions of ``question`` (cached per judge and prompt) and a note: where the
-    judge gave none, the question itself, and the note says so."""
+    judge gave none, or an invalid reply twice (the embedded judge once listed variations of
+    one question until its reply was cut), the question itself, not stored, and the note says
+    so."""
     custom = "" if prompt is SUB_QUESTIONS_PROMPT else repr(prompt)
     key = ClaimCache.key(_CACHE_KIND, question, judge_id, SUB_QUESTIONS_VERSION, custom)
     cached = cache.get(key)
     if cached is not None:
         return cached, ""
-    reply = yield from ask(Call(chain, {"question": question}), usage)
+    try:
+        reply = yield from ask(Call(chain, {"question": question}), usage)
+    except JudgeError as err:  # a reply cut at SUB_QUESTIONS_REPLY_TOKENS, or no JSON at all
+        return [question], f"the judge's sub-questions were invalid ({err}); used the question"
     assert isinstance(reply.parsed, SubQuestions)
     subs = clean_claims(reply.parsed.questions)
     if not subs:

@@ -11,7 +11,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 
 from ragrecall import ClaimCache, Sufficiency, SufficiencyResult
-from ragrecall.testing import ScriptedJudge, TextOnlyJudge
+from ragrecall.testing import ScriptedJudge, TextOnlyJudge, keyword_reply
 
 QUESTION = "Where is the Eiffel Tower, and when was it completed?"
 PARIS = "The Eiffel Tower is in Paris, France."
@@ -241,3 +241,18 @@ def test_every_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
     assert len(caps) == 2 * half and half >= 3  # standalone, sub-questions, an answer
     assert set(caps[:half]) == {200, 512, 400}
     assert set(caps[half:]) == {64}  # the judge's own limit is kept
+
+
+def test_sub_questions_cut_twice_fall_back_to_the_question() -> None:
+    # The embedded judge once listed variations of one question until its reply was cut.
+    def runaway(messages: Sequence[BaseMessage]) -> Any:
+        if "split a question" in str(messages[0].content):
+            return AIMessage(content='{"questions": ["What is it?", "What is')
+        return keyword_reply(messages)
+
+    cache = ClaimCache()
+    sample = {"user_input": QUESTION, "retrieved_contexts": [PARIS, BUILT]}
+    result = scored(metric(ScriptedJudge(reply=runaway), cache=cache).score(sample))
+    assert [s.question for s in result.sub_questions] == [QUESTION]
+    assert "the judge's sub-questions were invalid" in result.reason
+    assert "used the question" in result.reason and len(cache) == 0  # asked again next time
