@@ -20,7 +20,6 @@ from .._io.samples import to_sample
 from .._judge.drive import Steps, run_async, run_sync
 from .._judge.resolve import JudgeLike, context_window, is_embedded, is_local
 from .._judge.retry import DEFAULT_TIMEOUT
-from .._judge.structured import structured
 from .base import Metric, MetricOptions
 from .claims.decompose import (
     ClaimCache,
@@ -38,11 +37,10 @@ from .prompts import (
     STANDALONE_PROMPT,
     VERDICT_VARIANTS,
     PassageRenderer,
-    StandaloneQuestion,
     render_passages,
 )
 from .recall_claims import question_asked, reference_claims
-from .standalone import STANDALONE_REPLY_TOKENS
+from .standalone import standalone_chain
 from .text.redaction import redact_chunks
 from .text.windows import pack
 from .verdicts.attribution import Strategy, Verdict, attribute, attribution_chain
@@ -263,9 +261,7 @@ class ContextRecall(Metric[RecallResult]):
             if kind == "decompose":
                 chain = decomposition_chain(self.judge, self.decompose_prompt)
             elif kind == "standalone":
-                chain = self.standalone_prompt | structured(
-                    self.judge, StandaloneQuestion, max_tokens=STANDALONE_REPLY_TOKENS
-                )
+                chain = standalone_chain(self.judge, self.standalone_prompt)
             elif kind.startswith("variant:"):
                 chain = variant_chain(self.judge, VERDICT_VARIANTS[int(kind[8:])])
             elif kind == "fallback":  # per-claim JSON (a batched prompt does not fit it)

@@ -7,12 +7,15 @@ with the reason."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from .._core.schemas import Turn, Usage
 from .._judge.drive import Call, Steps, ask
+from .._judge.structured import structured
 from .claims.decompose import ClaimCache
 from .prompts import STANDALONE_PROMPT, StandaloneQuestion
 from .text.words import content_words
@@ -24,6 +27,7 @@ __all__ = [
     "refusal",
     "render_history",
     "standalone",
+    "standalone_chain",
 ]
 
 # How many of the last turns the judge is shown (and Sufficiency credits), each side of a
@@ -40,6 +44,14 @@ _LINKING_TEXT = "about also too same and so then ok okay what how again instead"
 _ASKING_TEXT = "what when where who whom whose which why how many much"
 _LINKING = frozenset(_LINKING_TEXT.split())
 _ASKING = frozenset(_ASKING_TEXT.split())
+
+
+def standalone_chain(
+    judge: BaseChatModel, prompt: ChatPromptTemplate = STANDALONE_PROMPT
+) -> Runnable[dict[str, Any], dict[str, Any]]:
+    """LCEL: the judge's rewrite of a question to stand alone, its reply capped at
+    STANDALONE_REPLY_TOKENS (ContextRecall's and Sufficiency's alike)."""
+    return prompt | structured(judge, StandaloneQuestion, max_tokens=STANDALONE_REPLY_TOKENS)
 
 
 def render_history(history: Sequence[Turn]) -> str:

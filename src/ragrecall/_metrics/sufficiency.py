@@ -25,7 +25,6 @@ from typing import Any
 
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
-from pydantic import BaseModel
 
 from .._core.results import SubQuestionVerdict, SufficiencyResult
 from .._core.schemas import Sample, Turn, Usage
@@ -41,11 +40,10 @@ from .prompts import (
     SUFFICIENCY_PROMPT,
     AnswerSpan,
     PassageRenderer,
-    StandaloneQuestion,
     SubQuestions,
     render_passages,
 )
-from .standalone import HISTORY_TURNS, STANDALONE_REPLY_TOKENS, standalone
+from .standalone import HISTORY_TURNS, standalone, standalone_chain
 from .sub_questions import SUB_QUESTIONS_REPLY_TOKENS, sub_questions
 from .text.answer_type import lacks_answer_type
 from .text.windows import Window, pack
@@ -139,22 +137,16 @@ class Sufficiency(Metric[SufficiencyResult]):
 
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:
-            schema: type[BaseModel]
+            chain: Runnable[Any, Any]
             if kind == "decompose":
-                prompt, schema, cap = (
-                    self.decompose_prompt,
-                    SubQuestions,
-                    SUB_QUESTIONS_REPLY_TOKENS,
-                )
+                cap = SUB_QUESTIONS_REPLY_TOKENS
+                chain = self.decompose_prompt | structured(self.judge, SubQuestions, max_tokens=cap)
             elif kind == "standalone":
-                prompt, schema, cap = (
-                    self.standalone_prompt,
-                    StandaloneQuestion,
-                    STANDALONE_REPLY_TOKENS,
-                )
+                chain = standalone_chain(self.judge, self.standalone_prompt)
             else:
-                prompt, schema, cap = self.prompt, AnswerSpan, ANSWER_REPLY_TOKENS
-            self._chains[kind] = prompt | structured(self.judge, schema, max_tokens=cap)
+                cap = ANSWER_REPLY_TOKENS
+                chain = self.prompt | structured(self.judge, AnswerSpan, max_tokens=cap)
+            self._chains[kind] = chain
         return self._chains[kind]
 
     def _steps(self, sample: Sample, usage: Usage) -> Steps[SufficiencyResult]:

@@ -284,7 +284,7 @@ def translated(claims: Sequence[str], prose: str) -> bool:
     if in_english(prose):
         return False
     words = content_words(prose)
-    return any(2 * len(content_words(c) & words) < len(content_words(c)) for c in claims)
+    return any(2 * len(own & words) < len(own) for own in map(content_words, claims))
 
 
 def _sentences(given: list[str], prose: str, why: str) -> ClaimSet:
