@@ -128,6 +128,26 @@ def test_a_signal_mid_run_saves_what_finished_and_says_so(
     assert f"{word}; {count} samples are in {out}, run again to resume" in " ".join(err.split())
 
 
+def signal_in_exec() -> ScriptedJudge:
+    """$SIGNAL_NAME while code run by ``exec()`` runs (dataclasses build their methods so)."""
+    sig = int(signal.Signals[os.environ["SIGNAL_NAME"]])
+    exec(f"import os\nos.kill(os.getpid(), {sig})\nfor _ in range(10**7): pass")
+    return ScriptedJudge()
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_an_interrupt_inside_exec_exits_with_its_code_not_by_the_signal(
+    tmp_path: Path, sig: str, code: int
+) -> None:
+    """Under load, Ctrl-C 0.1 s in exited -2 after printing "interrupted" (5 runs in 50):
+    CPython takes a KeyboardInterrupt that leaves exec()'d code for unhandled and, at exit,
+    kills the process with SIGINT though the command handled it."""
+    process = start(tmp_path, "test_cli_exits:signal_in_exec", SIGNAL_NAME=sig)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == code, err
+    assert "Traceback" not in err
+
+
 def test_a_judge_that_cannot_start_exits_4(tmp_path: Path) -> None:
     argv = [sys.executable, "-m", "ragrecall.cli", "eval", str(dataset(tmp_path))]
     done = subprocess.run(

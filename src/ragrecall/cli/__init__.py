@@ -6,7 +6,8 @@ evaluation on the embedded judge) and ``judge``."""
 
 from __future__ import annotations
 
-# First, before anything that takes time: Ctrl-C or SIGTERM now exits 130 / 143 quietly.
+# First, before anything that takes time: on the command line, Ctrl-C or SIGTERM now exits
+# 130 / 143 quietly, and from here to the process's end no moment is left without a handler.
 from . import _early
 
 # isort: split
@@ -69,17 +70,16 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "judge": ("the embedded local judge", "._judge", "add_judge_commands"),
 }
 
-_early.restore()  # the imports are done: from here on, main (and guarded) handle signals
-
 
 def main(argv: Sequence[str] | None = None) -> int:
-    leave_quietly = _early.install()  # until guarded takes over
+    restore = _early.install()  # starting: a signal exits quietly, until guarded runs the command
     try:
         args = _parser(_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
         from ._exit import guarded
+
+        return guarded(lambda: int(args.func(args)))
     finally:
-        leave_quietly()
-    return guarded(lambda: int(args.func(args)))
+        restore()
 
 
 def _command(argv: Sequence[str]) -> str | None:

@@ -13,26 +13,23 @@
     143  terminated (SIGTERM); what finished is saved
 
 SIGTERM is handled as Ctrl-C is: the run stops submitting, closes its results file and says
-what was saved.
+what was saved (``_early`` holds the one handler of both).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import signal
 import tempfile
-import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from .._core.errors import JudgeModelError
+from ._early import INTERRUPTED, TERMINATED, interrupted, running
 from ._text import PlainConsole
 
 if TYPE_CHECKING:
@@ -57,23 +54,12 @@ __all__ = [
 
 OK, GATE_FAILED, USAGE_ERROR, BUDGET_STOPPED, JUDGE_UNAVAILABLE, INTERNAL_ERROR = 0, 1, 2, 3, 4, 5
 OUTPUT_FAILED = 6
-INTERRUPTED, TERMINATED = 130, 143
 
 # Errors of the machine, not of ragrecall: a write that failed for one of these is exit 6.
 _WRITE_FAULTS = {
     errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.ENOENT,
     errno.EACCES, errno.EPERM,
 }  # fmt: skip
-
-_terminated = threading.Event()
-
-
-def interrupted() -> tuple[int, str]:
-    """The exit code and word for the interrupt being handled (Ctrl-C or SIGTERM)."""
-    if _terminated.is_set():
-        return TERMINATED, "terminated"
-    return INTERRUPTED, "interrupted"
-
 
 def judge_failure(error: Exception, finished: int = 0) -> str:
     """What a judge that stopped working means: it could not start, or (after ``finished``
@@ -126,50 +112,42 @@ def guarded(command: Callable[[], int]) -> int:
     """Run ``command``; an interrupt, a judge that cannot start or a bug becomes its exit code
     and a short message on stderr, never a traceback (unless ``RAGRECALL_DEBUG`` is set)."""
     err = PlainConsole(stderr=True, soft_wrap=True)
-    with _sigterm_as_interrupt():
-        try:
+    try:
+        with running():  # inside the try: from here a signal is a KeyboardInterrupt caught below
             return command()
-        except (KeyboardInterrupt, JudgeModelError) as exc:
-            code, message = stopped(exc)
+    except (KeyboardInterrupt, JudgeModelError) as exc:
+        code, message = stopped(exc)
+        err.print(message, highlight=False)
+        return code
+    except Exception as exc:
+        if _interrupt_behind(exc):  # Python 3.11 wraps one raised in __set_name__ (an import)
+            code, message = stopped(KeyboardInterrupt())
             err.print(message, highlight=False)
             return code
-        except Exception as exc:
-            if isinstance(exc, OSError) and exc.errno in _WRITE_FAULTS:
-                err.print(
-                    f"[red]error:[/] could not write {exc.filename or 'a file'}: "
-                    f"{exc.strerror or exc}; what finished is in the results file if one was "
-                    "given"
-                )
-                return OUTPUT_FAILED
-            if os.environ.get("RAGRECALL_DEBUG"):
-                traceback.print_exc()
+        if isinstance(exc, OSError) and exc.errno in _WRITE_FAULTS:
             err.print(
-                f"[red]internal error:[/] {type(exc).__name__}: {exc}. This is a "
-                "bug in ragrecall or a fault of this machine (a full disk, a lost file); what "
-                "finished is in the results file if one was given. Run again with "
-                "RAGRECALL_DEBUG=1 for the traceback, and please report it."
+                f"[red]error:[/] could not write {exc.filename or 'a file'}: "
+                f"{exc.strerror or exc}; what finished is in the results file if one was given"
             )
-            return INTERNAL_ERROR
+            return OUTPUT_FAILED
+        if os.environ.get("RAGRECALL_DEBUG"):
+            traceback.print_exc()
+        err.print(
+            f"[red]internal error:[/] {type(exc).__name__}: {exc}. This is a "
+            "bug in ragrecall or a fault of this machine (a full disk, a lost file); what "
+            "finished is in the results file if one was given. Run again with "
+            "RAGRECALL_DEBUG=1 for the traceback, and please report it."
+        )
+        return INTERNAL_ERROR
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM interrupts as Ctrl-C does (``interrupted()`` tells them apart)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    _terminated.clear()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    _terminated.set()
-    on_interrupt = signal.getsignal(signal.SIGINT)
-    if callable(on_interrupt):  # Python's, or asyncio.run's (which cancels the run first)
-        on_interrupt(signal.SIGINT, frame)
-    else:
-        raise KeyboardInterrupt
+def _interrupt_behind(error: BaseException) -> bool:
+    """Whether an interrupt caused ``error`` (its cause or context, at any depth)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -140,3 +140,27 @@ def test_claims_and_compare_refuse_a_link_as_output(
     assert main(["compare", str(run), str(copy), "--report", str(link)]) == 2
     assert "symbolic link" in capsys.readouterr().err
     assert target.read_text() == "keep me"
+
+
+def test_an_interrupt_that_python_wrapped_in_another_error_still_exits_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while a module builds a class: Python 3.11 wraps the interrupt, raised in a
+    ``__set_name__``, in a RuntimeError ("Error calling __set_name__ ..."), which a run under
+    load once reported as an internal error, exit 5."""
+
+    class Named:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt
+
+    def importing() -> ScriptedJudge:
+        type("Built", (), {"field": Named()})
+        return ScriptedJudge()
+
+    module = types.ModuleType("cli43_interrupted")
+    module.importing = importing  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cli43_interrupted", module)
+    argv = ["eval", str(data(tmp_path)), "--claim-mode", "sentences", "--no-progress"]
+    assert main([*argv, "--judge-factory", "cli43_interrupted:importing"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "internal error" not in err
