@@ -284,6 +284,44 @@ def test_a_leading_fence_takes_the_sentence_that_explains_it() -> None:
     ]
 
 
+def test_a_block_of_configuration_without_a_fence_is_kept_whole_as_a_fenced_one() -> None:
+    config = "[server]\nport = 8080\nworkers=4\n\n"
+    yaml = "Deploy it with:\nreplicas: 3\nimage: registry.example/app:1.4\n  pullPolicy: Always"
+    assert split_structure(f"{config}{yaml}\n\nThree replicas run behind the balancer.") == [
+        Unit("[server]\nport = 8080\nworkers=4", True),
+        Unit(yaml, True),  # with the line that leads into it, as before a fence
+        Unit("Three replicas run behind the balancer.", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def total(rows):\n    # empty rows count as zero\n    return sum(rows)",
+        "CREATE TABLE users (\n  id BIGINT PRIMARY KEY,\n  email TEXT NOT NULL\n);",
+        '<form action="/login">\n  <input name="user">\n</form>',
+        "\\begin{equation}\n  E = mc^2\n\\end{equation}",
+        "FROM debian:12\nRUN apt-get update\nCMD [\"run\"]",
+    ],
+)
+def test_code_markup_and_tex_without_a_fence_are_one_unit(code: str) -> None:
+    assert split_structure(code) == [Unit(code, True)]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Pros: it is cheap.\nCons: it is slow.",  # labels, not settings
+        "Set the limit first.\nlimit = 5",  # one line of code in prose
+        "The ratio is computed as\nx = a / b\nand then rounded.",
+        "Our office moved (see\nthe notice) in May.",
+        "apiVersion: v1",  # a single line
+    ],
+)
+def test_prose_with_a_line_of_code_or_labels_stays_prose(prose: str) -> None:
+    assert split_structure(prose) == [Unit(prose, False)]
+
+
 def test_prose_is_one_unit_whatever_its_abbreviations() -> None:
     reference = "Dr. Smith measured 3.5 kg on Jan. 3. He was pleased."
     assert split_structure(reference) == [Unit(reference, False)]

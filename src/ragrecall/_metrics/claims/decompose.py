@@ -203,7 +203,8 @@ def decompose(
     decontext: Callable[[], Runnable[Any, Any]] | None = None,
 ) -> Steps[ClaimSet]:
     """Claims of ``reference``. Its structure is split first, without a judge: headings are
-    dropped and each list item (its lead-in folded in) or fenced command is one claim. Prose
+    dropped and each list item (its lead-in folded in), fenced command or block of code or
+    configuration (fenced or not) is one claim. Prose
     is split by sentence (``sentences`` mode) or by the judge (``atomic``: one call for all
     the prose of a reference, on a claim-store miss; a clause of it the judge's claims lost is
     added, ``restore_dropped``). With ``decontext``, the judge's claims
@@ -249,8 +250,9 @@ def decompose(
 # decontext checks): claims stored under older rules are not reused. 2: a rewrite whose
 # referent the claim already names is refused also when the name holds a possessive. 3: a
 # claim with no letter or digit is dropped; claims in another language than the reference's
-# give way to its sentences.
-CLAIM_RULES_VERSION = "3"
+# give way to its sentences. 4: a block of code or configuration without a fence is one claim,
+# kept whole, as a fenced one is.
+CLAIM_RULES_VERSION = "4"
 
 
 def claims_key(reference: str, question: str, judge_id: str) -> str:

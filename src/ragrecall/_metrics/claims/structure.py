@@ -30,6 +30,19 @@ _TAIL = re.compile(
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^([^:;]{1,40}):\s+\S")  # "`sqlite`: the default"
+# A line of code, configuration or markup, which no sentence is: it ends as code does, is a
+# tag, a section, a setting (``key=value``; ``key: value`` with a key no label has: lowercase,
+# dotted, dashed or camelCase), a TeX command, or opens with a keyword of code (lowercase, or
+# SQL in capitals) and does not end as a sentence. Comments and indented lines go with it.
+_CODE_LINE = re.compile(
+    r"[{}\[(;]$|\\\\$|^<[^>]*>|<[^>]*>$|^\[[^\]]+\]$|^[\w.\-/@$\"']+\s*=(?!=)"
+    r"|^(?:[a-z][\w.\-]*|\w*[_.\-][\w.\-]*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*):(?:\s|$)"
+    r"|^\\[a-zA-Z]+"
+    r"|^(?:def|class|function|func|fn|export|import|from|const|let|var|return|type|message"
+    r"|resource|syntax|package|struct|enum|interface|SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER"
+    r"|DROP|FROM|RUN|COPY|WORKDIR|USER|EXPOSE|CMD|ENTRYPOINT|ENV|ARG)\b.*[^.!?]$"
+)
+_COMMENT_LINE = re.compile(r"^(?:#|//|/\*|\*|--|%|;)")
 _ENDED = re.compile(r"[.!?][\"')\u201d\u2019]?$")
 
 _PURPOSE = {"to", "if", "when", "before", "after", "once", "for", "unless"}
@@ -110,7 +123,8 @@ def _blocks(nodes: list[SyntaxTreeNode]) -> list[Unit]:
             units += _list(after, "", text) if kind in _LISTS else _table(after, text)
             i += 1
         elif node.type in ("paragraph", "html_block"):
-            units.append(Unit(node.content if node.type == "html_block" else text, False))
+            body = node.content.strip() if node.type == "html_block" else text
+            units.append(Unit(body, _is_code(body)))
         elif node.type in _LISTS:
             units += _list(node, "")
         elif node.type == "table":
@@ -124,6 +138,25 @@ def _blocks(nodes: list[SyntaxTreeNode]) -> list[Unit]:
             units += _blocks(node.children)
         i += 1
     return units
+
+
+def _is_code(text: str) -> bool:
+    """Whether a paragraph is a block of code, configuration or markup without a fence, to be
+    kept whole as a fenced one is, with the line that leads into it ("Every response carries
+    three headers:"): every other line code, a comment or indented, and two or more code. A
+    small judge restates such a block badly ("The worker is configured to use 2GB of memory."
+    for ``MemoryMax=2G``), and a passage that holds it states it word for word."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].endswith(":") and not _CODE_LINE.search(lines[0]):
+        lines = lines[1:]  # the line that leads into it
+    code = 0
+    for line in lines:
+        bare = line.strip()
+        if _CODE_LINE.search(bare):
+            code += 1
+        elif not (_COMMENT_LINE.match(bare) or line[:1] in (" ", "\t")):
+            return False
+    return code >= 2
 
 
 def _led(lead: str, node: SyntaxTreeNode) -> list[Unit]:
