@@ -61,6 +61,7 @@ _WRITE_FAULTS = {
     errno.EACCES, errno.EPERM,
 }  # fmt: skip
 
+
 def judge_failure(error: Exception, finished: int = 0) -> str:
     """What a judge that stopped working means: it could not start, or (after ``finished``
     samples of this run) it failed mid-run."""

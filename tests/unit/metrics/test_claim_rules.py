@@ -301,7 +301,7 @@ def test_a_block_of_configuration_without_a_fence_is_kept_whole_as_a_fenced_one(
         "CREATE TABLE users (\n  id BIGINT PRIMARY KEY,\n  email TEXT NOT NULL\n);",
         '<form action="/login">\n  <input name="user">\n</form>',
         "\\begin{equation}\n  E = mc^2\n\\end{equation}",
-        "FROM debian:12\nRUN apt-get update\nCMD [\"run\"]",
+        'FROM debian:12\nRUN apt-get update\nCMD ["run"]',
     ],
 )
 def test_code_markup_and_tex_without_a_fence_are_one_unit(code: str) -> None:
