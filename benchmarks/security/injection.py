@@ -575,11 +575,10 @@ def reach_run(root: Path) -> dict[str, Any]:
                     "retrieved_contexts": answer["retrieved_contexts"],
                 }
             )
-            hit = [
-                (v, g)
-                for v, g in zip(result.verdicts, answer["gold"], strict=True)
-                if "was in view" in v.reason
-            ]
+            labels: dict[str, bool | None] = {}  # a claim left out (no letter) has no verdict
+            for claim, label in zip(answer["reference_claims"], answer["gold"], strict=True):
+                labels.setdefault(claim.strip(), label)
+            hit = [(v, labels[v.claim]) for v in result.verdicts if "was in view" in v.reason]
             if hit:
                 looked.append(answer["id"])
                 claims += len(hit)
@@ -587,7 +586,7 @@ def reach_run(root: Path) -> dict[str, Any]:
             said = [k for k, v in enumerate(result.verdicts) if v.reason.endswith("word for word")]
             if said:
                 stated.append({"id": answer["id"], "claims": said})
-                gold += [answer["gold"][k] for k in said]
+                gold += [labels[result.verdicts[k].claim] for k in said]
         out[name] = {
             "answers": len(answers),
             "second_look_answers": looked,

@@ -58,11 +58,19 @@ def question_asked(
 def reference_claims(
     metric: ClaimSource, sample: Sample, question: str | None, usage: Usage
 ) -> Steps[ClaimSet]:
-    """The claims ``sample`` is scored against: its ``reference_claims``, or its reference's,
-    split under ``question`` (``claims.decompose``)."""
-    given = clean_claims(sample.reference_claims or [])
+    """The claims ``sample`` is scored against: its ``reference_claims`` (repeats and items
+    with no letter or digit left out, the note says how many), or its reference's, split
+    under ``question`` (``claims.decompose``)."""
+    listed = sample.reference_claims or []
+    given = clean_claims(listed)
     if given:
-        return ClaimSet(claims=given, source="given")
+        left = len(listed) - len(given)
+        note = (
+            f"{left} of the {len(listed)} given claims left out (a repeat, or no letter or digit)"
+            if left
+            else ""
+        )
+        return ClaimSet(claims=given, source="given", note=note)
     reference = (sample.reference or "").strip()
     if not reference:
         return ClaimSet(claims=[], source="given", note="the reference is empty")

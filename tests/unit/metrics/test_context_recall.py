@@ -193,6 +193,7 @@ def test_given_claims_skip_decomposition() -> None:
     sample = {**SAMPLE, "reference_claims": ["Bananas are yellow.", " ", "Bananas are yellow."]}
     result = metric(judge).score(sample)
     assert result.claims == ["Bananas are yellow."] and result.score == 1.0
+    assert result.reason == "2 of the 3 given claims left out (a repeat, or no letter or digit)"
     # No decomposition call, and none for the verdict: chunk 1 states the claim word for word.
     assert judge.calls == []
     assert result.verdicts[0].reason == "supported; passage 1 states it word for word"
