@@ -28,27 +28,29 @@ SIGINT_AT = (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 1.5, 2.0)
 SIGTERM_AT = (0.0, 0.1, 0.5, 2.0)
 
 
-def dataset(tmp_path: Path) -> Path:
+PATH = os.pathsep.join([str(ROOT / "testkit"), str(ROOT / "tests" / "system")])
+
+
+def eval_args(tmp_path: Path, n: int = 40) -> list[str]:
+    """``eval`` of ``n`` rows with the slow keyword judge."""
     data = tmp_path / "data.jsonl"
     rows = [
         {"question": f"q{i}", "reference": f"Cats purr {i}.", "contexts": [f"Cats purr {i}, loud."]}
-        for i in range(40)
+        for i in range(n)
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return data
+    judge = ["--judge-factory", "test_cli_kill:slow_judge", "--claim-mode", "sentences"]
+    return ["eval", str(data), *judge, "--no-progress"]
 
 
 def signalled(tmp_path: Path, sig: int, delay: float) -> tuple[int, list[str]]:
     """The exit code and the stderr lines (``-X importtime``'s left out) of an eval run sent
     ``sig`` ``delay`` seconds after ``ragrecall.cli`` started."""
-    argv = [sys.executable, "-X", "importtime", "-m", "ragrecall.cli", "eval"]
-    argv += [str(dataset(tmp_path)), "--judge-factory", "test_cli_kill:slow_judge"]
-    argv += ["--claim-mode", "sentences", "--no-progress"]
-    path = os.pathsep.join([str(ROOT / "testkit"), str(ROOT / "tests" / "system")])
+    argv = [sys.executable, "-X", "importtime", "-m", "ragrecall.cli", *eval_args(tmp_path)]
     process = subprocess.Popen(
         argv,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": path},
+        env={**os.environ, "PYTHONPATH": PATH},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -88,19 +90,11 @@ def test_sigterm_in_the_first_two_seconds_exits_143_in_one_line(
 def at_line(tmp_path: Path, sig: str, k: int) -> tuple[int, list[str]]:
     """The exit code and stderr lines of a run sent ``sig`` just before the ``k``-th line of
     the CLI's hand-over code (``signal_at_line``); ``k`` = 0 sends nothing."""
-    data = tmp_path / "two.jsonl"
-    rows = [
-        {"question": f"q{i}", "reference": "Cats purr.", "contexts": ["Cats purr."]} for i in (1, 2)
-    ]
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     argv = [sys.executable, str(ROOT / "tests" / "system" / "signal_at_line.py"), sig, str(k)]
-    argv += ["eval", str(data), "--judge-factory", "test_cli_kill:slow_judge"]
-    argv += ["--claim-mode", "sentences", "--no-progress"]
-    path = os.pathsep.join([str(ROOT / "testkit"), str(ROOT / "tests" / "system")])
     done = subprocess.run(
-        argv,
+        [*argv, *eval_args(tmp_path, 2)],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": path},
+        env={**os.environ, "PYTHONPATH": PATH},
         capture_output=True,
         text=True,
         timeout=120,
