@@ -94,8 +94,8 @@ def _restore() -> None:
 
 @contextmanager
 def running() -> Iterator[None]:
-    """While inside, a signal raises ``KeyboardInterrupt`` (enter it inside the ``try`` that
-    handles it); after, it ends the process with the exit code."""
+    """While inside, a signal raises ``Interrupted`` (enter it inside the ``try`` that handles
+    it); after, it ends the process with the exit code."""
     global _phase
     _phase = _RUNNING
     try:

@@ -204,15 +204,15 @@ def decompose(
 ) -> Steps[ClaimSet]:
     """Claims of ``reference``. Its structure is split first, without a judge: headings are
     dropped and each list item (its lead-in folded in), fenced command or block of code or
-    configuration (fenced or not) is one claim. Prose
-    is split by sentence (``sentences`` mode) or by the judge (``atomic``: one call for all
-    the prose of a reference, on a claim-store miss; a clause of it the judge's claims lost is
-    added, ``restore_dropped``). With ``decontext``, the judge's claims
-    are then made to stand alone (``decontext.decontextualise``: compound claims split, and
-    a short call for each word of a claim that refers outside it). ``chain``, ``decontext`` and
-    ``judge_id`` are asked for only then, so a judge is never built for claims that need none.
-    A judge that gives no claims, or an invalid reply twice, leaves the reference's sentences
-    as its claims, with a note that says why (not stored)."""
+    configuration (fenced or not) is one claim. Prose is split by sentence (``sentences``
+    mode) or by the judge (``atomic``: one call for all the prose of a reference, on a
+    claim-store miss; a clause of it the judge's claims lost is added, ``restore_dropped``).
+    With ``decontext``, the judge's claims are then made to stand alone
+    (``decontext.decontextualise``: compound claims split, and a short call for each word of a
+    claim that refers outside it). ``chain``, ``decontext`` and ``judge_id`` are asked for
+    only then, so a judge is never built for claims that need none. A judge that gives no
+    claims, or an invalid reply twice, leaves the reference's sentences as its claims, with a
+    note that says why (not stored)."""
     units = split_structure(reference)
     prose = "\n\n".join(u.text for u in units if not u.structured)
     first_prose = next((i for i, u in enumerate(units) if not u.structured), len(units))
