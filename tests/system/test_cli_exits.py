@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fakes import ScriptedJudge
 
-pytestmark = pytest.mark.system  # signals sent to CLI processes
+pytestmark = [pytest.mark.system, pytest.mark.usefixtures("sigint_taken")]  # signals sent
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 40
@@ -146,6 +146,24 @@ def test_an_interrupt_inside_exec_exits_with_its_code_not_by_the_signal(
     _, err = process.communicate(timeout=120)
     assert process.returncode == code, err
     assert "Traceback" not in err
+
+
+def test_a_signal_the_parent_ignores_stays_ignored(tmp_path: Path) -> None:
+    """A shell script's background job (``ragrecall eval ... &``) ignores SIGINT, so that
+    Ctrl-C in the terminal stops only the script's foreground: ragrecall leaves it so, as
+    Python does. SIGTERM still ends it."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        process = start(tmp_path, "test_cli_kill:slow_judge", "--out", str(tmp_path / "r.jsonl"))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    wait_for(lambda: (tmp_path / "r.jsonl").exists())
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert process.poll() is None  # still running
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
 
 
 def test_a_judge_that_cannot_start_exits_4(tmp_path: Path) -> None:

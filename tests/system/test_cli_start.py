@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.system  # signals sent to CLI processes
+pytestmark = [pytest.mark.system, pytest.mark.usefixtures("sigint_taken")]  # signals sent
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGINT_AT = (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 1.5, 2.0)

@@ -11,10 +11,11 @@ does depends on where the command is:
   note of what it saved (``interrupted()`` says which signal it was);
 - ended (the command has returned): exit with 130 or 143 and the word, output flushed.
 
-This module is imported first thing in ``ragrecall.cli``. When that import is the command line
-(``ragrecall ...`` or ``python -m ragrecall.cli``) the handler is installed at once, so the
-imports are covered too; otherwise ``main()`` installs it for its call and puts the previous
-handlers back when it returns.
+A signal the parent process ignores (SIGINT, for a job a shell script runs in the background)
+stays ignored, as Python itself leaves it. This module is imported first thing in
+``ragrecall.cli``. When that import is the command line (``ragrecall ...`` or ``python -m
+ragrecall.cli``) the handler is installed at once, so the imports are covered too; otherwise
+``main()`` installs it for its call and puts the previous handlers back when it returns.
 """
 
 from __future__ import annotations
@@ -76,7 +77,9 @@ def install() -> Callable[[], None]:
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     if not _installs:
-        _previous.update({sig: signal.signal(sig, _on_signal) for sig in _SIGNALS})
+        for sig in _SIGNALS:  # one the parent ignores (a shell's background job) stays ignored
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                _previous[sig] = signal.signal(sig, _on_signal)
     _installs += 1
     _phase = _STARTING
     _terminated.clear()
