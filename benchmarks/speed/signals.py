@@ -28,6 +28,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from ragrecall.testing import ScriptedJudge, keyword_reply
+from testkit.cli_signals import signal_after_start
 
 ROOT = Path(__file__).resolve().parents[2]
 WANT = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
@@ -56,17 +57,10 @@ def one(data: Path, sig: signal.Signals, delay: float) -> tuple[bool, int, list[
         argv, cwd=data.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "ragrecall.cli._early" in line:
-            break
-    time.sleep(delay)
-    process.send_signal(sig)
-    _, err = process.communicate(timeout=120)
-    lines = [line for line in err.splitlines() if not line.startswith("import time:")]
+    returncode, lines = signal_after_start(process, sig, delay)
     code, word = WANT[sig]
-    ok = process.returncode == code and len(lines) == 1 and word in lines[0]
-    return ok, process.returncode, lines
+    ok = returncode == code and len(lines) == 1 and word in lines[0]
+    return ok, returncode, lines
 
 
 def main() -> None:

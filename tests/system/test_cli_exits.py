@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_signals import signal_after_start
 from fakes import ScriptedJudge
 
 pytestmark = [pytest.mark.system, pytest.mark.usefixtures("sigint_taken")]  # signals sent
@@ -84,14 +85,9 @@ def test_a_signal_in_the_first_seconds_while_modules_load(
     (``-X importtime`` says when): before that the interpreter itself is starting, and on a
     loaded machine that alone can take longer than 0.3 s."""
     process = start(tmp_path, "test_cli_kill:slow_judge", PYTHONPROFILEIMPORTTIME="1")
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "ragrecall.cli._early" in line:
-            break
-    time.sleep(delay)
-    process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
-    assert process.returncode == code, err
+    returncode, lines = signal_after_start(process, sig, delay, timeout=60)
+    err = "\n".join(lines)
+    assert returncode == code, err
     assert word in err and "Traceback" not in err
 
 

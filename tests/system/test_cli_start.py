@@ -16,10 +16,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from cli_signals import signal_after_start
 
 pytestmark = [pytest.mark.system, pytest.mark.usefixtures("sigint_taken")]  # signals sent
 
@@ -55,16 +55,7 @@ def signalled(tmp_path: Path, sig: int, delay: float) -> tuple[int, list[str]]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "ragrecall.cli._early" in line:
-            break
-    time.sleep(delay)
-    process.send_signal(sig)
-    _, err = process.communicate(timeout=120)
-    return process.returncode, [
-        line for line in err.splitlines() if not line.startswith("import time:")
-    ]
+    return signal_after_start(process, sig, delay)
 
 
 @pytest.mark.parametrize("delay", SIGINT_AT)

@@ -1,0 +1,25 @@
+"""A signal sent to a ``ragrecall`` process a moment after it starts (the system tests and
+``benchmarks/speed/signals.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+
+def signal_after_start(
+    process: subprocess.Popen[str], sig: int, delay: float, timeout: float = 120
+) -> tuple[int, list[str]]:
+    """Send ``sig`` ``delay`` seconds after ``process`` (run with ``-X importtime``, its
+    stderr piped) reports ``ragrecall.cli``'s first import, ``_early``: before that the
+    interpreter itself is starting. Returns the exit code and the stderr lines, the import
+    times left out."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "ragrecall.cli._early" in line:
+            break
+    time.sleep(delay)
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=timeout)
+    lines = [line for line in err.splitlines() if not line.startswith("import time:")]
+    return process.returncode, lines
