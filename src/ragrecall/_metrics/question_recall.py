@@ -35,10 +35,13 @@ from .prompts import (
     SubQuestions,
     render_passages,
 )
-from .sub_questions import sub_questions
+from .sub_questions import SUB_QUESTIONS_REPLY_TOKENS, sub_questions
 from .text.windows import Window, pack
 
 __all__ = ["QuestionRecall"]
+
+# An answer with its passage and what is missing: a reply past this is a judge that lost its way.
+ANSWERABLE_REPLY_TOKENS = 400
 
 
 class QuestionRecall(Metric[QuestionRecallResult]):
@@ -98,9 +101,11 @@ class QuestionRecall(Metric[QuestionRecallResult]):
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:
             if kind == "decompose":
-                chain = self.decompose_prompt | structured(self.judge, SubQuestions)
+                cap = SUB_QUESTIONS_REPLY_TOKENS
+                chain = self.decompose_prompt | structured(self.judge, SubQuestions, max_tokens=cap)
             else:
-                chain = self.answer_prompt | structured(self.judge, Answerable)
+                cap = ANSWERABLE_REPLY_TOKENS
+                chain = self.answer_prompt | structured(self.judge, Answerable, max_tokens=cap)
             self._chains[kind] = chain
         return self._chains[kind]
 

@@ -170,3 +170,18 @@ def test_parser_fallback_and_malformed_replies() -> None:
     broken = metric(TextOnlyJudge(reply=lambda m: "{")).score(SAMPLE)
     assert broken.status == "unscorable" and "SubQuestions" not in broken.reason
     assert "invalid reply after a re-ask" in broken.reason
+
+
+def test_every_reply_is_capped_where_the_judge_takes_max_tokens() -> None:
+    # Its replies had no cap: on a HotpotQA question the embedded judge's sub-questions ran
+    # until each of four tries timed out (1,208 s, then unscorable). Capped as Sufficiency's.
+    from faultserver import FaultServer
+    from langchain_openai import ChatOpenAI
+
+    sample = {"user_input": "How tall is the Eiffel Tower?", "retrieved_contexts": ["330 m."]}
+    with FaultServer(faults=False, lifetime=60) as server:
+        judge = ChatOpenAI(base_url=server.url, api_key="x", model="m", max_retries=0)  # type: ignore[arg-type]
+        with pytest.warns(DeprecationWarning):
+            QuestionRecall(judge, cache=fresh_cache()).score(sample)
+    caps = [request.max_tokens for request in server.log]
+    assert len(caps) >= 2 and None not in caps, caps  # sub-questions, then an answer
