@@ -188,10 +188,15 @@ def real_pairs(scores: dict[str, tuple[float, float]]) -> tuple[Pairs, Pairs]:
     return human, judge
 
 
-def sufficiency_sets(path: Path) -> list[tuple[str, list[float], list[float]]]:
+def sufficiency_sets(
+    path: Path, threshold: float | None = None
+) -> list[tuple[str, list[float], list[float]]]:
     """(name, people's 0/1 labels, the judge's values) of the scored ``sufficiency`` rows of a
-    ``sufficiency.py run`` file: the judge's verdict (``binary``) and its ``p_sufficient``."""
-    items = [i for i in sufficiency._items(path) if i["metric"] == "sufficiency"]
+    ``sufficiency.py run`` file: the judge's verdict (``binary``; replayed at ``threshold``
+    where given) and its ``p_sufficient``."""
+    items = [i for i in sufficiency._items([path]) if i["metric"] == "sufficiency"]
+    if threshold is not None:
+        items = sufficiency.at_threshold(items, threshold)
     root = sufficiency.bench_data(None)
     if root is None:
         print("the answerability sets are absent: the labels the file carries")
@@ -256,6 +261,9 @@ def main() -> None:
     parser.add_argument("--real", type=Path, help="a folder written by judge_scores.py")
     parser.add_argument("--real-draws", type=int, default=20)
     parser.add_argument("--sufficiency", type=Path, help="a file written by sufficiency.py run")
+    parser.add_argument(
+        "--threshold", type=float, help="replay Sufficiency's verdicts at this threshold"
+    )
     parser.add_argument("--labels", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--summary", type=Path)
@@ -269,7 +277,7 @@ def main() -> None:
     )
     results = []
     if args.sufficiency:
-        for name, h, j in sufficiency_sets(args.sufficiency):
+        for name, h, j in sufficiency_sets(args.sufficiency, args.threshold):
             r = run_real(name, h, j, args.labels, args.draws, args.seed)
             results.append(r)
             print_row(r)

@@ -1,6 +1,6 @@
 """Sufficiency against people: is the question answerable from the context, with no reference?
 
-    python -m benchmarks.quality.sufficiency run --split dev --per-source 30 --threshold 0 \
+    python -m benchmarks.quality.sufficiency run --split dev --per-source 30 --threshold 0.5 \
         --metric sufficiency --out benchmarks/out/suff-dev.jsonl
     python -m benchmarks.quality.sufficiency fit benchmarks/out/suff-dev.jsonl
     python -m benchmarks.quality.sufficiency run --split heldout --per-source 50 \
@@ -19,8 +19,10 @@ carry a fixed split (dev about 30 %, heldout the rest, by a hash of the id or di
 
 ``run`` picks ``--per-source`` rows of the split per source, half answerable, half not (by
 ``--seed``), scores them with each ``--metric`` on one judge and appends one line per row and
-metric to ``--out`` (a rerun goes on where it stopped). ``--threshold 0`` makes Sufficiency
-check the answer of every sub-question, so ``fit`` can replay any threshold without the judge.
+metric to ``--out`` (a rerun goes on where it stopped), with the ``answered_threshold`` it ran
+at (``--threshold``; default the library's). The judge's P(answerable) and the check of each
+sub-question's answer are recorded, so ``fit`` and ``report --threshold T`` replay any threshold
+at or above the run's without the judge (``--threshold 0`` checks every answer).
 
 ``--source conditionalqa_without_evidence`` is derived, not labelled by people: each
 answerable ConditionalQA question of the split twice, with its page excerpt as is (sufficient)
@@ -39,12 +41,14 @@ first; such a run is reported as ``sufficiency+history``, beside the rows scored
 ``report``: per source and metric, the answer-level AUC (of the score, and of Sufficiency's
 graded ``p_sufficient``), balanced accuracy (answerable when every sub-question is answered),
 and judge time per row; Sufficiency's time over QuestionRecall's on the same rows.
+``--threshold T`` first replays Sufficiency's verdicts at T.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import time
@@ -132,12 +136,12 @@ def run(args: argparse.Namespace, root: Path) -> int:
             done.add((item["id"], item["metric"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     judge = make_judge(args)
+    given = args.threshold is not None  # else the library's default
+    policy: dict[str, Any] = {"answered_threshold": args.threshold} if given else {}
     # A store each (in memory): each metric pays for its own split of the question, so their
     # judge times compare; the order alternates by row, so the machine's drift falls on both.
     metrics = {
-        "sufficiency": ragrecall.Sufficiency(
-            judge, cache=ragrecall.ClaimCache(), answered_threshold=args.threshold
-        ),
+        "sufficiency": ragrecall.Sufficiency(judge, cache=ragrecall.ClaimCache(), **policy),
         "question_recall": ragrecall.QuestionRecall(judge, cache=ragrecall.ClaimCache()),
     }
     if not isinstance(judge, str):
@@ -168,6 +172,7 @@ def run(args: argparse.Namespace, root: Path) -> int:
                 "reason": result.reason,
                 "score": result.score,
                 "p_sufficient": getattr(result, "p_sufficient", None),
+                "threshold": getattr(metrics[name], "answered_threshold", None),
                 "subs": [
                     {
                         "q": v.question,
@@ -175,6 +180,8 @@ def run(args: argparse.Namespace, root: Path) -> int:
                         "p": v.p_answered,
                         "verified": v.evidence_verified,
                         "reason": v.reason,
+                        "answer": v.answer,
+                        "chunk_ids": v.chunk_ids,
                     }
                     for v in getattr(result, "sub_questions", [])
                 ],
@@ -205,8 +212,28 @@ def balanced_accuracy(gold: Sequence[bool], said: Sequence[bool]) -> float | Non
 
 
 def replayed(item: dict[str, Any], threshold: float) -> bool:
-    """Sufficiency's answer-level verdict at ``threshold`` from a run at threshold 0."""
-    return all(s["verified"] and (s["p"] or 0.0) >= threshold for s in item["subs"])
+    """Sufficiency's answer-level verdict at ``threshold`` from a run at or below it."""
+    return all(_answered(s, threshold) for s in item["subs"])
+
+
+def _answered(sub: dict[str, Any], threshold: float) -> bool:
+    return bool(sub["verified"]) and (sub["p"] or 0.0) >= threshold
+
+
+def at_threshold(items: Sequence[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """The items with Sufficiency's score replayed at ``threshold`` (sub-questions answered at
+    it / sub-questions); other metrics' items as they are. A run at a higher threshold did not
+    check the answers between the two: refused. Files without a threshold ran at 0.5."""
+    out = []
+    for item in items:
+        if item["metric"] == "sufficiency" and item["subs"]:
+            ran = item.get("threshold", 0.5)
+            if ran > threshold:
+                raise SystemExit(f"{item['id']}: run at {ran}, cannot replay at {threshold}")
+            answered = sum(_answered(s, threshold) for s in item["subs"])
+            item = {**item, "score": answered / len(item["subs"])}
+        out.append(item)
+    return out
 
 
 def fit(args: argparse.Namespace) -> int:
@@ -215,7 +242,8 @@ def fit(args: argparse.Namespace) -> int:
     print(f"{len(items)} dev rows; AUC of p_sufficient "
           f"{fmt(auc(gold, [i['p_sufficient'] or 0.0 for i in items]))}")  # fmt: skip
     best = (0.0, -1.0)
-    for step in range(0, 20):
+    low = max(i.get("threshold", 0.5) for i in items)  # below a run's threshold: unchecked
+    for step in range(math.ceil(low * 20), 20):
         t = step / 20
         said = [replayed(i, t) for i in items]
         ba = balanced_accuracy(gold, said) or 0.0
@@ -233,6 +261,8 @@ def fit(args: argparse.Namespace) -> int:
 
 def report(args: argparse.Namespace) -> int:
     items = _items(args.results)
+    if args.threshold is not None:
+        items = at_threshold(items, args.threshold)
     by: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for i in items:
         by[i["source"], i["metric"]].append(i)
@@ -297,7 +327,7 @@ def main() -> int:
     r.add_argument("--split", default="dev", choices=["dev", "heldout"])
     r.add_argument("--per-source", type=int, default=30)
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--threshold", type=float, default=0.5, help="Sufficiency's threshold")
+    r.add_argument("--threshold", type=float, help="Sufficiency's (default: the library's)")
     r.add_argument("--metric", action="append", choices=["sufficiency", "question_recall"])
     r.add_argument(
         "--source",
@@ -315,6 +345,9 @@ def main() -> int:
     for name, helps in (("fit", "thresholds on a dev run"), ("report", "figures of a run")):
         p = sub.add_parser(name, help=helps)
         p.add_argument("results", type=Path, nargs="+")
+    sub.choices["report"].add_argument(
+        "--threshold", type=float, help="replay Sufficiency's verdicts at this threshold"
+    )
     args = parser.parse_args()
     if args.command == "fit":
         return fit(args)

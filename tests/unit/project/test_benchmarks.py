@@ -82,3 +82,52 @@ def test_every_script_answers_help() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert not out.stdout.strip(), out.stdout
+
+
+def _sufficiency_row(n: int, sufficient: bool, ps: list[float]) -> dict[str, object]:
+    subs = [
+        {"q": f"q{i}", "answerable": p >= 0.5, "p": p, "verified": p >= 0.5}
+        for i, p in enumerate(ps)
+    ]
+    return {
+        "id": f"row-{n}",
+        "source": "cast_answerability",
+        "metric": "sufficiency",
+        "sufficient": sufficient,
+        "status": "scored",
+        "score": sum(s["answerable"] for s in subs) / len(subs),
+        "p_sufficient": sum(ps) / len(ps),
+        "subs": subs,
+        "seconds": 1.0,
+    }
+
+
+def test_sufficiency_runs_are_replayed_at_a_threshold_without_the_judge(tmp_path: Path) -> None:
+    """``report --threshold`` and ``ppi --threshold`` re-decide a run's verdicts from its
+    recorded P and checks (a file of a run at 0.5, no ``threshold`` field); a threshold below
+    the run's is refused, since those answers were never checked."""
+    import json
+
+    rows = [_sufficiency_row(n, n % 2 == 0, [0.9, 0.8 if n % 2 == 0 else 0.6]) for n in range(12)]
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = {"RAGRECALL_BENCH_DATA": str(tmp_path / "absent"), "PATH": "/usr/bin:/bin"}
+
+    def bench(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", *args], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+
+    plain = bench("benchmarks.quality.sufficiency", "report", str(run))
+    replay = bench("benchmarks.quality.sufficiency", "report", "--threshold", "0.75", str(run))
+    assert plain.returncode == replay.returncode == 0, plain.stderr + replay.stderr
+    assert "balanced accuracy 0.500" in plain.stdout  # every row answered at 0.5
+    assert "balanced accuracy 1.000" in replay.stdout  # 0.6 no longer answers at 0.75
+    lower = bench("benchmarks.quality.sufficiency", "report", "--threshold", "0.3", str(run))
+    assert lower.returncode != 0 and "cannot replay at 0.3" in lower.stderr
+    ppi = bench(
+        "benchmarks.quality.ppi", "--sufficiency", str(run), "--threshold", "0.75",
+        "--labels", "6", "--draws", "5",
+    )  # fmt: skip
+    assert ppi.returncode == 0, ppi.stderr[-2000:]
+    assert "suff binary" in ppi.stdout and "N = 12 scored rows" in ppi.stdout
