@@ -7,6 +7,7 @@ imports come after the arguments are parsed, so ``--help`` is quick.
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -111,7 +112,7 @@ def test_sufficiency_runs_are_replayed_at_a_threshold_without_the_judge(tmp_path
     rows = [_sufficiency_row(n, n % 2 == 0, [0.9, 0.8 if n % 2 == 0 else 0.6]) for n in range(12)]
     run = tmp_path / "run.jsonl"
     run.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    env = {"RAGRECALL_BENCH_DATA": str(tmp_path / "absent"), "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "RAGRECALL_BENCH_DATA": str(tmp_path / "absent")}  # labels: the file's
 
     def bench(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
