@@ -1,10 +1,27 @@
-"""A signal sent to a ``ragrecall`` process a moment after it starts (the system tests and
-``benchmarks/speed/signals.py``)."""
+"""A ``ragrecall`` process's slow judge, and a signal sent to it a moment after it starts (the
+system tests and ``benchmarks/speed/signals.py``)."""
 
 from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from ragrecall.testing import ScriptedJudge, keyword_reply
+
+
+def slow_judge() -> ScriptedJudge:
+    """The keyword fake judge, 0.15 s a call (``--judge-factory cli_signals:slow_judge``), so a
+    signal or a kill lands while samples are in flight."""
+
+    def reply(messages: Sequence[BaseMessage]) -> Any:
+        time.sleep(0.15)
+        return keyword_reply(messages)
+
+    return ScriptedJudge(reply=reply)
 
 
 def signal_after_start(

@@ -20,34 +20,18 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from langchain_core.messages import BaseMessage
-
-from ragrecall.testing import ScriptedJudge, keyword_reply
 from testkit.cli_signals import signal_after_start
 
 ROOT = Path(__file__).resolve().parents[2]
 WANT = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
 
 
-def slow_judge() -> ScriptedJudge:
-    """The keyword judge, 0.15 s a call (``--judge-factory benchmarks.speed.signals:...``)."""
-
-    def reply(messages: Sequence[BaseMessage]) -> Any:
-        time.sleep(0.15)
-        return keyword_reply(messages)
-
-    return ScriptedJudge(reply=reply)
-
-
 def one(data: Path, sig: signal.Signals, delay: float) -> tuple[bool, int, list[str]]:
     """Whether one run ended as it should, its exit code and its stderr lines."""
     argv = [sys.executable, "-X", "importtime", "-m", "ragrecall.cli", "eval", str(data)]
-    argv += ["--judge-factory", "benchmarks.speed.signals:slow_judge"]
+    argv += ["--judge-factory", "testkit.cli_signals:slow_judge"]
     argv += ["--claim-mode", "sentences", "--no-progress"]
     env = {
         **os.environ,

@@ -84,7 +84,7 @@ def test_a_signal_in_the_first_seconds_while_modules_load(
     The delay counts from the moment ``ragrecall.cli`` starts, its first import done
     (``-X importtime`` says when): before that the interpreter itself is starting, and on a
     loaded machine that alone can take longer than 0.3 s."""
-    process = start(tmp_path, "test_cli_kill:slow_judge", PYTHONPROFILEIMPORTTIME="1")
+    process = start(tmp_path, "cli_signals:slow_judge", PYTHONPROFILEIMPORTTIME="1")
     returncode, lines = signal_after_start(process, sig, delay, timeout=60)
     err = "\n".join(lines)
     assert returncode == code, err
@@ -112,7 +112,7 @@ def test_a_signal_mid_run_saves_what_finished_and_says_so(
     tmp_path: Path, sig: int, code: int, word: str
 ) -> None:
     out = tmp_path / "results.jsonl"
-    process = start(tmp_path, "test_cli_kill:slow_judge", "--out", str(out), "--concurrency", "2")
+    process = start(tmp_path, "cli_signals:slow_judge", "--out", str(out), "--concurrency", "2")
     wait_for(lambda: out.exists() and out.read_text().count("\n") >= 3)
     process.send_signal(sig)
     _, err = process.communicate(timeout=60)
@@ -150,7 +150,7 @@ def test_a_signal_the_parent_ignores_stays_ignored(tmp_path: Path) -> None:
     Python does. SIGTERM still ends it."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        process = start(tmp_path, "test_cli_kill:slow_judge", "--out", str(tmp_path / "r.jsonl"))
+        process = start(tmp_path, "cli_signals:slow_judge", "--out", str(tmp_path / "r.jsonl"))
     finally:
         signal.signal(signal.SIGINT, previous)
     wait_for(lambda: (tmp_path / "r.jsonl").exists())
@@ -193,7 +193,7 @@ def test_an_internal_error_exits_5_with_one_paragraph(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("where", ["missing-folder/report.html", "."])
 def test_an_unwritable_report_is_refused_before_any_judge_call(tmp_path: Path, where: str) -> None:
-    process = start(tmp_path, "test_cli_kill:slow_judge", "--report", str(tmp_path / where))
+    process = start(tmp_path, "cli_signals:slow_judge", "--report", str(tmp_path / where))
     out, err = process.communicate(timeout=120)
     assert process.returncode == 2, err
     assert "--report" in err and "cannot be written" in err

@@ -1,9 +1,9 @@
 """Resume after SIGKILL: a real `ragrecall eval` process killed at random moments loses no
 finished sample and never writes a duplicate or a half line.
 
-The subprocess gets its judge with ``--judge-factory test_cli_kill:slow_judge``: this module
-is on its PYTHONPATH, and ``slow_judge`` is the keyword fake judge with a delay per call, so
-kills land while samples are in flight.
+The subprocess gets its judge with ``--judge-factory cli_signals:slow_judge``: testkit is on
+its PYTHONPATH, and ``slow_judge`` is the keyword fake judge with a delay per call, so kills
+land while samples are in flight.
 """
 
 from __future__ import annotations
@@ -16,27 +16,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from fakes import ScriptedJudge
 
 pytestmark = pytest.mark.system  # runs killed at random points
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 30
-
-
-class SlowJudge(ScriptedJudge):
-    def _generate(
-        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> Any:
-        time.sleep(0.15)
-        return super()._generate(messages, stop, run_manager, **kwargs)
-
-
-def slow_judge() -> SlowJudge:
-    return SlowJudge()
 
 
 def command(data: Path, out: Path) -> list[str]:
@@ -47,7 +33,7 @@ def command(data: Path, out: Path) -> list[str]:
         "eval",
         str(data),
         "--judge-factory",
-        "test_cli_kill:slow_judge",
+        "cli_signals:slow_judge",
         "--claim-mode",
         "sentences",
         "--out",

@@ -4,7 +4,7 @@
 The moment counts from when ``ragrecall.cli`` has started (``-X importtime`` reports its
 ``_early`` module): before that the interpreter itself is starting (``site`` reads the
 installed packages' ``.pth`` files), and a signal there is Python's to handle, not ours. The
-judge is the keyword fake with a delay per call (``test_cli_kill:slow_judge``), so the later
+judge is the keyword fake with a delay per call (``cli_signals:slow_judge``), so the later
 points land while samples are scored (each chunk says more than its reference, so the judge
 is asked).
 """
@@ -39,7 +39,7 @@ def eval_args(tmp_path: Path, n: int = 40) -> list[str]:
         for i in range(n)
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    judge = ["--judge-factory", "test_cli_kill:slow_judge", "--claim-mode", "sentences"]
+    judge = ["--judge-factory", "cli_signals:slow_judge", "--claim-mode", "sentences"]
     return ["eval", str(data), *judge, "--no-progress"]
 
 
