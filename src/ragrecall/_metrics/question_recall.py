@@ -32,10 +32,9 @@ from .prompts import (
     SUB_QUESTIONS_PROMPT,
     Answerable,
     PassageRenderer,
-    SubQuestions,
     render_passages,
 )
-from .sub_questions import SUB_QUESTIONS_REPLY_TOKENS, sub_questions
+from .sub_questions import sub_questions, sub_questions_chain
 from .text.windows import Window, pack
 
 __all__ = ["QuestionRecall"]
@@ -101,8 +100,7 @@ class QuestionRecall(Metric[QuestionRecallResult]):
     def _chain(self, kind: str) -> Runnable[Any, Any]:
         if kind not in self._chains:
             if kind == "decompose":
-                cap = SUB_QUESTIONS_REPLY_TOKENS
-                chain = self.decompose_prompt | structured(self.judge, SubQuestions, max_tokens=cap)
+                chain = sub_questions_chain(self.judge, self.decompose_prompt)
             else:
                 cap = ANSWERABLE_REPLY_TOKENS
                 chain = self.answer_prompt | structured(self.judge, Answerable, max_tokens=cap)

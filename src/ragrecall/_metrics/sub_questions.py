@@ -3,22 +3,34 @@ call and cached beside claims. Shared by QuestionRecall and Sufficiency."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from .._core.errors import JudgeError
 from .._core.schemas import Usage
 from .._judge.drive import Call, Steps, ask
+from .._judge.structured import structured
 from .claims.decompose import ClaimCache, clean_claims
 from .prompts import SUB_QUESTIONS_PROMPT, SubQuestions
 
-__all__ = ["SUB_QUESTIONS_REPLY_TOKENS", "SUB_QUESTIONS_VERSION", "sub_questions"]
+__all__ = ["SUB_QUESTIONS_VERSION", "sub_questions", "sub_questions_chain"]
 
 # Distinguishes sub-question entries from claim entries in a shared ClaimCache.
 _CACHE_KIND = "sub_questions"
 SUB_QUESTIONS_VERSION = "1"
 # A question's sub-questions are a few lines: a reply past this is a judge that lost its way.
 SUB_QUESTIONS_REPLY_TOKENS = 512
+
+
+def sub_questions_chain(
+    judge: BaseChatModel, prompt: ChatPromptTemplate = SUB_QUESTIONS_PROMPT
+) -> Runnable[dict[str, Any], dict[str, Any]]:
+    """LCEL: the judge's sub-questions of a question, its reply capped at
+    SUB_QUESTIONS_REPLY_TOKENS (QuestionRecall's and Sufficiency's alike)."""
+    return prompt | structured(judge, SubQuestions, max_tokens=SUB_QUESTIONS_REPLY_TOKENS)
 
 
 def sub_questions(

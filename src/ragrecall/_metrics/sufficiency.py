@@ -40,11 +40,10 @@ from .prompts import (
     SUFFICIENCY_PROMPT,
     AnswerSpan,
     PassageRenderer,
-    SubQuestions,
     render_passages,
 )
 from .standalone import HISTORY_TURNS, standalone, standalone_chain
-from .sub_questions import SUB_QUESTIONS_REPLY_TOKENS, sub_questions
+from .sub_questions import sub_questions, sub_questions_chain
 from .text.answer_type import lacks_answer_type
 from .text.windows import Window, pack
 from .text.words import content_words, passages_quoting
@@ -144,8 +143,7 @@ class Sufficiency(Metric[SufficiencyResult]):
         if kind not in self._chains:
             chain: Runnable[Any, Any]
             if kind == "decompose":
-                cap = SUB_QUESTIONS_REPLY_TOKENS
-                chain = self.decompose_prompt | structured(self.judge, SubQuestions, max_tokens=cap)
+                chain = sub_questions_chain(self.judge, self.decompose_prompt)
             elif kind == "standalone":
                 chain = standalone_chain(self.judge, self.standalone_prompt)
             else:
